@@ -1,0 +1,619 @@
+// The caching allocator (see caching_allocator.h for the behaviour).
+//
+// Memory comes from the device in segments. A segment is cut into blocks
+// linked by prev/next in address order; every block is either handed out,
+// "pending" (freed by the user but still in use by other streams until
+// their events complete), or free and sitting in exactly one pool. Two free
+// blocks are never adjacent: a block that becomes free merges with free
+// neighbours at once. So "a free block with no neighbours" is exactly "a
+// wholly free segment", which is what empty_cache and the OOM path return.
+//
+// Free blocks are ordered by (stream, size, address) so that a lower_bound
+// on (stream, rounded size) is a best-fit search restricted to the
+// allocating stream: a block freed on one stream is never handed to
+// another, because work already queued on the first may still touch it.
+#include "runtime/alloc/caching_allocator.h"
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "runtime/core/checked_math.h"
+#include "runtime/core/error.h"
+#include "runtime/device/device_registry.h"
+#include "runtime/ops/kernel_registry.h"
+#include "runtime/stream/event.h"
+
+namespace tessera {
+
+namespace {
+
+constexpr size_t kMinBlockSize = 512;             // every size rounds up to this
+constexpr size_t kSmallSize = 1 << 20;            // largest "small" request
+constexpr size_t kSmallBuffer = 2 << 20;          // segment size of the small pool
+constexpr size_t kMinLargeAlloc = 10 << 20;       // below: share a 20 MiB segment
+constexpr size_t kLargeBuffer = 20 << 20;         // shared large segment
+constexpr size_t kRoundLarge = 2 << 20;           // big segments round to this
+
+size_t round_up(size_t n, size_t multiple, const char* what) {
+  return checked_add_size(n, multiple - 1, what) / multiple * multiple;
+}
+
+size_t round_size(size_t nbytes) {
+  if (nbytes < kMinBlockSize) return kMinBlockSize;
+  return round_up(nbytes, kMinBlockSize, "CachingAllocator::allocate (rounding)");
+}
+
+// Bytes to ask the device for when no cached block fits `size`.
+size_t segment_size_for(size_t size) {
+  if (size <= kSmallSize) return kSmallBuffer;
+  if (size < kMinLargeAlloc) return kLargeBuffer;
+  return round_up(size, kRoundLarge, "CachingAllocator::allocate (segment size)");
+}
+
+std::string format_bytes(size_t n) {
+  char buf[64];
+  const double d = static_cast<double>(n);
+  if (n < (size_t{1} << 10)) {
+    std::snprintf(buf, sizeof(buf), "%zu bytes", n);
+  } else if (n < (size_t{1} << 20)) {
+    std::snprintf(buf, sizeof(buf), "%.2f KiB", d / 1024.0);
+  } else if (n < (size_t{1} << 30)) {
+    std::snprintf(buf, sizeof(buf), "%.2f MiB", d / (1024.0 * 1024.0));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2f GiB", d / (1024.0 * 1024.0 * 1024.0));
+  }
+  return buf;
+}
+
+bool env_flag_set(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
+}
+
+struct BlockPool;
+
+struct Block {
+  char* ptr = nullptr;
+  size_t size = 0;        // bytes of this block (a multiple of 512)
+  size_t requested = 0;   // what the user asked for, while handed out
+  Stream stream;          // the stream it was allocated on, for its whole life
+  BlockPool* pool = nullptr;  // null for direct (caching disabled) blocks
+  Block* prev = nullptr;  // neighbours in the same segment, address order
+  Block* next = nullptr;
+  bool allocated = false;        // handed out or pending (not in a pool)
+  bool counted_split = false;    // its size is in inactive_split_bytes
+  int event_count = 0;           // outstanding events while pending
+  std::vector<Stream> stream_uses;  // other streams that used it (record_stream)
+
+  explicit Block(Stream s) : stream(s) {}
+  bool is_split() const { return prev != nullptr || next != nullptr; }
+};
+
+// Best fit within a stream: order by stream, then size, then address.
+struct BlockOrder {
+  bool operator()(const Block* a, const Block* b) const {
+    if (a->stream.id() != b->stream.id()) return a->stream.id() < b->stream.id();
+    if (a->size != b->size) return a->size < b->size;
+    return std::less<const char*>()(a->ptr, b->ptr);
+  }
+};
+
+struct BlockPool {
+  explicit BlockPool(bool small) : is_small(small) {}
+  std::set<Block*, BlockOrder> blocks;
+  const bool is_small;
+};
+
+struct PendingEvent {
+  Event event;
+  Block* block;
+};
+
+}  // namespace
+
+struct CachingAllocator::Impl {
+  Device device;
+  DeviceInterface* iface;
+  bool disabled;
+
+  mutable std::mutex mutex;
+  BlockPool small_pool{true};
+  BlockPool large_pool{false};
+  std::unordered_map<void*, Block*> allocated_blocks;  // handed-out blocks by ptr
+  // Events of pending blocks, per stream id: events on one stream complete
+  // in order, so polling can stop at the first one not yet reached.
+  std::unordered_map<uint32_t, std::deque<PendingEvent>> pending;
+  std::vector<Block*> spare_blocks;  // recycled Block structs (hot path: no new)
+  AllocatorStats stats;
+  double fraction = 1.0;
+  size_t reserved_limit = std::numeric_limits<size_t>::max();
+
+  Impl(Device d, DeviceInterface* i)
+      : device(d), iface(i), disabled(env_flag_set("TESSERA_DISABLE_CACHING_ALLOCATOR")) {
+    allocated_blocks.reserve(1024);
+  }
+
+  ~Impl() {
+    // Best effort: wait for pending blocks, return every wholly free segment.
+    // Live blocks belong to their users; only the bookkeeping goes.
+    try {
+      synchronize_and_free_events();
+    } catch (...) {
+    }
+    try {
+      release_cached_blocks_locked_no_sync();
+    } catch (...) {
+    }
+    std::vector<Block*> all;
+    for (BlockPool* p : {&small_pool, &large_pool}) all.insert(all.end(), p->blocks.begin(), p->blocks.end());
+    for (auto& kv : allocated_blocks) all.push_back(kv.second);
+    for (auto& kv : pending) {
+      for (PendingEvent& pe : kv.second) {
+        if (--pe.block->event_count == 0) all.push_back(pe.block);
+      }
+    }
+    pending.clear();
+    for (Block* b : all) delete b;
+    for (Block* b : spare_blocks) delete b;
+  }
+
+  // -- Block structs.
+  Block* new_block(Stream stream, char* ptr, size_t size, BlockPool* pool) {
+    Block* b;
+    if (!spare_blocks.empty()) {
+      b = spare_blocks.back();
+      spare_blocks.pop_back();
+      b->stream = stream;
+    } else {
+      b = new Block(stream);
+    }
+    b->ptr = ptr;
+    b->size = size;
+    b->pool = pool;
+    return b;
+  }
+
+  void recycle_block(Block* b) {
+    b->requested = 0;
+    b->prev = b->next = nullptr;
+    b->allocated = false;
+    b->counted_split = false;
+    b->event_count = 0;
+    b->stream_uses.clear();
+    spare_blocks.push_back(b);
+  }
+
+  // -- Pools. Inserting and erasing go through these two so that
+  // inactive_split_bytes always equals the free bytes of split segments.
+  void pool_insert(Block* b) {
+    b->pool->blocks.insert(b);
+    if (b->is_split()) {
+      b->counted_split = true;
+      stats.inactive_split_bytes.increase(static_cast<int64_t>(b->size));
+    }
+  }
+
+  void pool_erase(Block* b) {
+    b->pool->blocks.erase(b);
+    if (b->counted_split) {
+      b->counted_split = false;
+      stats.inactive_split_bytes.decrease(static_cast<int64_t>(b->size));
+    }
+  }
+
+  // Best-fit free block of at least size on stream, removed from the pool.
+  Block* take_free_block(BlockPool& pool, Stream stream, size_t size) {
+    Block key(stream);
+    key.size = size;
+    auto it = pool.blocks.lower_bound(&key);
+    if (it == pool.blocks.end() || (*it)->stream.id() != stream.id()) return nullptr;
+    Block* b = *it;
+    pool_erase(b);
+    return b;
+  }
+
+  // A new segment from the device as one block (not in any pool), or null
+  // when the device is out of memory or the memory fraction would be passed.
+  Block* allocate_segment(BlockPool& pool, Stream stream, size_t size) {
+    char* p = static_cast<char*>(raw_allocate_limited(size));
+    if (p == nullptr) return nullptr;
+    stats.segment_count.increase(1);
+    return new_block(stream, p, size, &pool);
+  }
+
+  void* raw_allocate_limited(size_t size) {
+    const size_t reserved = static_cast<size_t>(stats.reserved_bytes.current);
+    if (size > reserved_limit || reserved > reserved_limit - size) return nullptr;
+    void* p = iface->raw_allocate(device.index, size);
+    if (p == nullptr) return nullptr;
+    ++stats.num_device_allocs;
+    stats.reserved_bytes.increase(static_cast<int64_t>(size));
+    return p;
+  }
+
+  void raw_free_segment(void* p, size_t size) {
+    iface->raw_free(device.index, p);
+    ++stats.num_device_frees;
+    stats.reserved_bytes.decrease(static_cast<int64_t>(size));
+    stats.segment_count.decrease(1);
+  }
+
+  bool should_split(const Block* b, size_t size) const {
+    const size_t remaining = b->size - size;
+    return b->pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+  }
+
+  // -- Allocation (caching).
+  void* allocate(size_t nbytes, Stream stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (disabled) return allocate_direct(nbytes, stream);
+    process_events();
+
+    const size_t size = round_size(nbytes);
+    BlockPool& pool = size <= kSmallSize ? small_pool : large_pool;
+    Block* block = take_free_block(pool, stream, size);
+    if (block == nullptr) {
+      const size_t seg_size = segment_size_for(size);
+      block = allocate_segment(pool, stream, seg_size);
+      if (block == nullptr) {
+        // Out of memory (or over the fraction): give the cache back and
+        // retry. Synchronizing pending events may also free a block that
+        // fits, so look in the pool again first.
+        release_cached_blocks();
+        ++stats.num_alloc_retries;
+        block = take_free_block(pool, stream, size);
+        if (block == nullptr) block = allocate_segment(pool, stream, seg_size);
+        if (block == nullptr) {
+          ++stats.num_ooms;
+          throw OutOfMemoryError(oom_message(size, nbytes));
+        }
+      }
+    }
+
+    if (should_split(block, size)) {
+      Block* rest = new_block(stream, block->ptr + size, block->size - size, block->pool);
+      rest->prev = block;
+      rest->next = block->next;
+      if (rest->next != nullptr) rest->next->prev = rest;
+      block->next = rest;
+      block->size = size;
+      pool_insert(rest);
+    }
+    block->allocated = true;
+    block->requested = nbytes;
+    allocated_blocks.emplace(block->ptr, block);
+
+    stats.allocation_count.increase(1);
+    stats.allocated_bytes.increase(static_cast<int64_t>(block->size));
+    stats.active_bytes.increase(static_cast<int64_t>(block->size));
+    stats.requested_bytes.increase(static_cast<int64_t>(nbytes));
+    return block->ptr;
+  }
+
+  // -- Free (caching): the user is done with ptr.
+  void deallocate(void* ptr) {
+    std::unique_lock<std::mutex> lock(mutex);
+    auto it = allocated_blocks.find(ptr);
+    TESSERA_CHECK(it != allocated_blocks.end(), ValueError,
+                  "CachingAllocator::deallocate: pointer ", ptr,
+                  " was not allocated by the caching allocator of ", device.to_string(),
+                  " (or was already freed)");
+    Block* block = it->second;
+    allocated_blocks.erase(it);
+    stats.allocation_count.decrease(1);
+    stats.allocated_bytes.decrease(static_cast<int64_t>(block->size));
+    stats.requested_bytes.decrease(static_cast<int64_t>(block->requested));
+
+    if (disabled) {
+      deallocate_direct(block, lock);
+      return;
+    }
+    if (block->stream_uses.empty()) {
+      free_block(block);
+    } else {
+      insert_events(block);
+    }
+  }
+
+  // Records one event per stream that used the block; the block stays out
+  // of the pools (and counted as active) until they all complete.
+  void insert_events(Block* block) {
+    std::vector<Stream> uses = std::move(block->stream_uses);
+    block->stream_uses.clear();
+    for (const Stream& s : uses) {
+      try {
+        Event ev(device);
+        ev.record(s);
+        pending[s.id()].push_back(PendingEvent{std::move(ev), block});
+        ++block->event_count;
+      } catch (const Error&) {
+        // No event to poll: wait for the stream now instead. If that fails
+        // too the block is never reused (leaked), which is safe.
+        s.synchronize();
+      }
+    }
+    if (block->event_count == 0) free_block(block);
+  }
+
+  // Polls pending events in order per stream; frees blocks whose last
+  // event has completed.
+  void process_events() {
+    if (pending.empty()) return;
+    for (auto it = pending.begin(); it != pending.end();) {
+      std::deque<PendingEvent>& q = it->second;
+      while (!q.empty() && q.front().event.query()) {
+        Block* b = q.front().block;
+        q.pop_front();
+        if (--b->event_count == 0) free_block(b);
+      }
+      it = q.empty() ? pending.erase(it) : std::next(it);
+    }
+  }
+
+  void synchronize_and_free_events() {
+    for (auto it = pending.begin(); it != pending.end();) {
+      std::deque<PendingEvent>& q = it->second;
+      while (!q.empty()) {
+        q.front().event.synchronize();
+        Block* b = q.front().block;
+        q.pop_front();
+        if (--b->event_count == 0) free_block(b);
+      }
+      it = pending.erase(it);
+    }
+  }
+
+  // The block is no longer used by anyone: merge it with free neighbours
+  // and put the result in its pool.
+  void free_block(Block* block) {
+    block->allocated = false;
+    stats.active_bytes.decrease(static_cast<int64_t>(block->size));
+    if (Block* prev = block->prev; prev != nullptr && !prev->allocated) {
+      pool_erase(prev);
+      block->ptr = prev->ptr;
+      block->size += prev->size;
+      block->prev = prev->prev;
+      if (block->prev != nullptr) block->prev->next = block;
+      recycle_block(prev);
+    }
+    if (Block* next = block->next; next != nullptr && !next->allocated) {
+      pool_erase(next);
+      block->size += next->size;
+      block->next = next->next;
+      if (block->next != nullptr) block->next->prev = block;
+      recycle_block(next);
+    }
+    pool_insert(block);
+  }
+
+  // Returns every wholly free segment to the device, after waiting for
+  // pending blocks so that they can be returned too.
+  void release_cached_blocks() {
+    synchronize_and_free_events();
+    release_cached_blocks_locked_no_sync();
+  }
+
+  void release_cached_blocks_locked_no_sync() {
+    for (BlockPool* pool : {&small_pool, &large_pool}) {
+      for (auto it = pool->blocks.begin(); it != pool->blocks.end();) {
+        Block* b = *it;
+        if (b->is_split()) {
+          ++it;
+          continue;
+        }
+        it = pool->blocks.erase(it);
+        raw_free_segment(b->ptr, b->size);
+        recycle_block(b);
+      }
+    }
+  }
+
+  // -- Caching disabled: one device allocation per request.
+  void* allocate_direct(size_t nbytes, Stream stream) {
+    void* p = raw_allocate_limited(nbytes);
+    if (p == nullptr) {
+      ++stats.num_ooms;
+      throw OutOfMemoryError(oom_message(nbytes, nbytes));
+    }
+    stats.segment_count.increase(1);
+    Block* b = new_block(stream, static_cast<char*>(p), nbytes, nullptr);
+    b->allocated = true;
+    b->requested = nbytes;
+    allocated_blocks.emplace(p, b);
+    stats.allocation_count.increase(1);
+    stats.allocated_bytes.increase(static_cast<int64_t>(nbytes));
+    stats.active_bytes.increase(static_cast<int64_t>(nbytes));
+    stats.requested_bytes.increase(static_cast<int64_t>(nbytes));
+    return p;
+  }
+
+  // Waits for the streams that used the block (outside the lock: their
+  // work may need the allocator), then frees it at once.
+  void deallocate_direct(Block* block, std::unique_lock<std::mutex>& lock) {
+    void* p = block->ptr;
+    const size_t size = block->size;
+    std::vector<Stream> uses = std::move(block->stream_uses);
+    stats.active_bytes.decrease(static_cast<int64_t>(size));
+    recycle_block(block);
+    lock.unlock();
+    for (const Stream& s : uses) s.synchronize();
+    iface->raw_free(device.index, p);
+    lock.lock();
+    ++stats.num_device_frees;
+    stats.reserved_bytes.decrease(static_cast<int64_t>(size));
+    stats.segment_count.decrease(1);
+  }
+
+  void record_stream(void* ptr, Stream stream) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = allocated_blocks.find(ptr);
+    TESSERA_CHECK(it != allocated_blocks.end(), ValueError,
+                  "CachingAllocator::record_stream: pointer ", ptr,
+                  " is not a live allocation of the caching allocator of ",
+                  device.to_string());
+    Block* b = it->second;
+    if (stream == b->stream) return;  // its own stream orders itself
+    for (const Stream& s : b->stream_uses) {
+      if (s == stream) return;
+    }
+    b->stream_uses.push_back(stream);
+  }
+
+  std::string oom_message(size_t size, size_t nbytes) const {
+    std::string free_text = "unknown";
+    std::string total_text = "unknown";
+    try {
+      MemoryInfo info = iface->memory_info(device.index);
+      free_text = format_bytes(info.free);
+      total_text = format_bytes(info.total);
+    } catch (...) {
+      // The message matters more than the device's answer.
+    }
+    char frac[32];
+    std::snprintf(frac, sizeof(frac), "%.2f", fraction);
+    std::string msg = "CachingAllocator: out of memory on " + device.to_string() +
+                      " allocating " + format_bytes(size) + " (requested " +
+                      std::to_string(nbytes) + " bytes); device free " + free_text +
+                      " of " + total_text + " total; reserved by tessera " +
+                      format_bytes(static_cast<size_t>(stats.reserved_bytes.current)) +
+                      ", allocated " +
+                      format_bytes(static_cast<size_t>(stats.allocated_bytes.current)) +
+                      "; memory fraction " + frac;
+    if (reserved_limit != std::numeric_limits<size_t>::max()) {
+      msg += " (reserved limit " + format_bytes(reserved_limit) + ")";
+    }
+    return msg;
+  }
+};
+
+CachingAllocator::CachingAllocator(Device device, DeviceInterface* iface)
+    : device_(device) {
+  TESSERA_CHECK(iface != nullptr, ValueError,
+                "CachingAllocator: null device interface for ", device.to_string());
+  impl_ = std::make_unique<Impl>(device, iface);
+}
+
+CachingAllocator::~CachingAllocator() = default;
+
+void* CachingAllocator::allocate(size_t nbytes, Stream stream) {
+  if (nbytes == 0) return nullptr;
+  TESSERA_CHECK(stream.device() == device_, ValueError, "CachingAllocator::allocate: ",
+                stream.to_string(), " is not on the allocator's device ",
+                device_.to_string(), " (", nbytes, " bytes requested)");
+  return impl_->allocate(nbytes, stream);
+}
+
+void CachingAllocator::deallocate(void* ptr) {
+  if (ptr == nullptr) return;
+  impl_->deallocate(ptr);
+}
+
+void CachingAllocator::record_stream(void* ptr, Stream stream) {
+  if (ptr == nullptr) return;  // zero-byte storages have no block
+  TESSERA_CHECK(stream.device() == device_, ValueError,
+                "CachingAllocator::record_stream: ", stream.to_string(),
+                " is not on the allocator's device ", device_.to_string());
+  impl_->record_stream(ptr, stream);
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->release_cached_blocks();
+}
+
+void CachingAllocator::set_memory_fraction(double fraction) {
+  TESSERA_CHECK(fraction > 0.0 && fraction <= 1.0, ValueError,
+                "CachingAllocator::set_memory_fraction: fraction must be in (0, 1], got ",
+                fraction, " for ", device_.to_string());
+  // Ask the device outside the lock; the total does not change.
+  size_t limit = std::numeric_limits<size_t>::max();
+  if (fraction < 1.0) {
+    const size_t total = impl_->iface->memory_info(device_.index).total;
+    limit = static_cast<size_t>(fraction * static_cast<double>(total));
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->fraction = fraction;
+  impl_->reserved_limit = limit;
+}
+
+double CachingAllocator::memory_fraction() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->fraction;
+}
+
+AllocatorStats CachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->stats;
+}
+
+void CachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  AllocatorStats& s = impl_->stats;
+  for (Stat* st : {&s.allocated_bytes, &s.reserved_bytes, &s.active_bytes, &s.requested_bytes,
+                   &s.allocation_count, &s.segment_count, &s.inactive_split_bytes}) {
+    st->reset_peak();
+  }
+}
+
+void CachingAllocator::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  AllocatorStats& s = impl_->stats;
+  for (Stat* st : {&s.allocated_bytes, &s.reserved_bytes, &s.active_bytes, &s.requested_bytes,
+                   &s.allocation_count, &s.segment_count, &s.inactive_split_bytes}) {
+    st->allocated = 0;
+    st->freed = 0;
+  }
+  s.num_alloc_retries = 0;
+  s.num_ooms = 0;
+  s.num_device_allocs = 0;
+  s.num_device_frees = 0;
+}
+
+bool CachingAllocator::caching_disabled() const { return impl_->disabled; }
+
+namespace {
+
+// Allocators are never destroyed: storages freed during static destruction
+// (globals holding tensors) must still find theirs. Small type ids and
+// indices are looked up without a lock; the rest go through a map.
+constexpr int kFastIndices = 16;
+
+struct AllocatorTable {
+  std::array<std::array<std::atomic<CachingAllocator*>, kFastIndices>, kMaxDeviceTypes> fast{};
+  std::mutex mutex;
+  std::unordered_map<Device, CachingAllocator*> all;
+};
+
+AllocatorTable& allocator_table() {
+  static auto* table = new AllocatorTable();
+  return *table;
+}
+
+}  // namespace
+
+CachingAllocator& CachingAllocator::get(Device device) {
+  AllocatorTable& t = allocator_table();
+  const bool fast = device.type.id < kMaxDeviceTypes && device.index >= 0 &&
+                    device.index < kFastIndices;
+  if (fast) {
+    CachingAllocator* a = t.fast[device.type.id][device.index].load(std::memory_order_acquire);
+    if (a != nullptr) return *a;
+  }
+  DeviceInterface& iface = device_interface(device);  // validates the device
+  std::lock_guard<std::mutex> lock(t.mutex);
+  CachingAllocator*& slot = t.all[device];
+  if (slot == nullptr) slot = new CachingAllocator(device, &iface);
+  if (fast) t.fast[device.type.id][device.index].store(slot, std::memory_order_release);
+  return *slot;
+}
+
+}  // namespace tessera

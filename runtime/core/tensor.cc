@@ -1,0 +1,153 @@
+#include "runtime/core/tensor.h"
+
+#include <cstring>
+
+#include "runtime/core/checked_math.h"
+#include "runtime/core/error.h"
+#include "runtime/ops/ops.h"
+
+namespace tessera {
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides(sizes.size());
+  int64_t stride = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+void TensorImpl::refresh() {
+  numel = checked_numel(sizes, "tensor");
+  // PyTorch's rule: size-1 dims may have any stride; empty tensors are
+  // contiguous.
+  is_contiguous = true;
+  if (numel == 0) return;
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    if (strides[i] != expected) {
+      is_contiguous = false;
+      return;
+    }
+    expected *= sizes[i];
+  }
+}
+
+Tensor Tensor::from_storage(StoragePtr storage, DType dtype, Shape sizes, Shape strides,
+                            int64_t storage_offset) {
+  TESSERA_CHECK(storage != nullptr, ValueError, "from_storage: null storage");
+  size_t needed = checked_storage_bytes(sizes, strides, storage_offset, tessera::itemsize(dtype),
+                                        "from_storage");
+  TESSERA_CHECK(needed <= storage->nbytes(), ValueError, "from_storage: layout of ",
+                dtype_name(dtype), shape_to_string(sizes), " with strides ",
+                shape_to_string(strides), " and offset ", storage_offset, " needs ", needed,
+                " bytes but the storage has ", storage->nbytes());
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->storage_offset = storage_offset;
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->dtype = dtype;
+  impl->refresh();
+  return Tensor(std::move(impl));
+}
+
+const TensorImpl& Tensor::impl() const {
+  TESSERA_CHECK(impl_ != nullptr, ValueError, "operation on an undefined tensor");
+  return *impl_;
+}
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+
+void* Tensor::data_ptr() const {
+  const TensorImpl& i = impl();
+  return static_cast<char*>(i.storage->data()) + i.storage_offset * static_cast<int64_t>(itemsize());
+}
+
+Tensor Tensor::contiguous() const {
+  if (is_contiguous()) return *this;
+  return clone();
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(sizes(), TensorOptions(dtype(), device()));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::to(DType t) const { return to(device(), t); }
+Tensor Tensor::to(Device d) const { return to(d, dtype()); }
+Tensor Tensor::to(Device d, DType t) const {
+  if (d == device() && t == dtype()) return *this;
+  Tensor out = empty(sizes(), TensorOptions(t, d));
+  out.copy_(*this);
+  return out;
+}
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  tessera::copy_(*this, src);
+  return *this;
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor host = to(host_device(), dtype_v<T>).contiguous();
+  std::vector<T> out(static_cast<size_t>(host.numel()));
+  if (!out.empty()) std::memcpy(static_cast<void*>(out.data()), host.data_ptr(), host.nbytes());
+  return out;
+}
+
+// std::vector<bool> is packed; read bools through uint8_t.
+template <>
+std::vector<bool> Tensor::to_vector<bool>() const {
+  std::vector<uint8_t> bytes = to(DType::kBool).to_vector<uint8_t>();
+  return std::vector<bool>(bytes.begin(), bytes.end());
+}
+
+template std::vector<uint8_t> Tensor::to_vector<uint8_t>() const;
+template std::vector<int8_t> Tensor::to_vector<int8_t>() const;
+template std::vector<int16_t> Tensor::to_vector<int16_t>() const;
+template std::vector<int32_t> Tensor::to_vector<int32_t>() const;
+template std::vector<int64_t> Tensor::to_vector<int64_t>() const;
+template std::vector<Half> Tensor::to_vector<Half>() const;
+template std::vector<BFloat16> Tensor::to_vector<BFloat16>() const;
+template std::vector<float> Tensor::to_vector<float>() const;
+template std::vector<double> Tensor::to_vector<double>() const;
+
+Scalar Tensor::item() const {
+  TESSERA_CHECK(numel() == 1, ValueError, "item: a tensor with ", numel(),
+                " elements cannot be converted to a Scalar (", describe(*this), ")");
+  DType t = dtype();
+  if (t == DType::kBool) return Scalar(to_vector<bool>()[0]);
+  if (is_integral(t)) return Scalar(to_vector<int64_t>()[0]);
+  return Scalar(to_vector<double>()[0]);
+}
+
+
+std::string shape_to_string(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(s[i]);
+  }
+  return out + "]";
+}
+
+std::string describe(const Tensor& t) {
+  if (!t.defined()) return "undefined tensor";
+  return std::string(dtype_name(t.dtype())) + shape_to_string(t.sizes()) + " on " +
+         t.device().to_string();
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t lo = ndim == 0 ? -1 : -ndim, hi = ndim == 0 ? 0 : ndim - 1;
+  TESSERA_CHECK(dim >= lo && dim <= hi, IndexError, op,
+                ": dimension out of range (expected to be in range of [", lo, ", ", hi,
+                "], but got ", dim, ")");
+  return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
+}
+
+}  // namespace tessera

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace tessera {
+
+struct DeviceProperties {
+  std::string name;              // "Intel Xeon (2 threads)", "llvmpipe", ...
+  std::string vendor;
+  size_t total_memory = 0;       // bytes the device can allocate in all
+  int compute_units = 0;         // cores, SMs, compute units
+  bool host_accessible = false;  // device pointers can be read by the host
+  bool supports_f16 = true;
+  bool supports_f64 = true;
+  bool supports_i64 = true;
+};
+
+struct MemoryInfo {
+  size_t free = 0;
+  size_t total = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,54 @@
+// The process-wide list of device types and their interfaces. Device
+// libraries register themselves from a static initializer
+// (TESSERA_REGISTER_DEVICE); their Bazel targets are alwayslink.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/core/device.h"
+#include "runtime/device/device_interface.h"
+
+namespace tessera {
+
+class DeviceRegistry {
+ public:
+  static DeviceRegistry& instance();
+
+  // Registers a device type under iface->type_name() and registers its
+  // kernels. Returns the new type; ValueError if the name is taken.
+  DeviceType register_device(std::unique_ptr<DeviceInterface> iface);
+
+  // nullptr if no type has that name.
+  DeviceInterface* find(std::string_view name) const;
+  bool contains(DeviceType type) const;
+  DeviceInterface& get(DeviceType type) const;  // ValueError if unknown
+  std::string_view name(DeviceType type) const;
+  std::vector<DeviceType> types() const;
+
+  // Every device of every registered type, in registration order of types.
+  std::vector<Device> all_devices() const;
+
+ private:
+  DeviceRegistry() = default;
+  struct Entry {
+    std::string name;
+    std::unique_ptr<DeviceInterface> iface;
+  };
+  std::vector<Entry> entries_;  // index == DeviceType::id; only appended
+};
+
+// The interface of device's type, after checking that index exists.
+DeviceInterface& device_interface(Device device);
+
+}  // namespace tessera
+
+#define TESSERA_REGISTER_DEVICE_CONCAT2(a, b) a##b
+#define TESSERA_REGISTER_DEVICE_CONCAT(a, b) TESSERA_REGISTER_DEVICE_CONCAT2(a, b)
+// Registers `expr` (a std::unique_ptr<DeviceInterface>) at static init.
+#define TESSERA_REGISTER_DEVICE(expr)                                      \
+  static const ::tessera::DeviceType TESSERA_REGISTER_DEVICE_CONCAT(       \
+      tessera_registered_device_, __LINE__) =                              \
+      ::tessera::DeviceRegistry::instance().register_device(expr)

@@ -1,0 +1,117 @@
+// add, sub, mul, div: broadcasting, type promotion, in-place forms.
+#include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/type_promotion.h"
+
+namespace tessera {
+
+namespace {
+
+using kernels::BinaryOp;
+
+const char* op_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kAdd: return "add";
+    case BinaryOp::kSub: return "sub";
+    case BinaryOp::kMul: return "mul";
+    case BinaryOp::kDiv: return "div";
+  }
+  return "binary";
+}
+
+// The dtype the kernel computes in, after checking the op allows it.
+// `operands` describes the arguments; it is only called to build an error.
+template <typename Describe>
+DType compute_dtype(BinaryOp op, DType common, const Scalar& alpha, Describe&& operands) {
+  const char* name = op_name(op);
+  if (op == BinaryOp::kDiv && !is_floating(common)) return DType::kF32;  // true division
+  if (op == BinaryOp::kSub && common == DType::kBool) {
+    throw TypeError(detail::concat(
+        name, ": subtraction with two bool tensors is not supported; use logical_xor() instead (",
+        operands(), ")"));
+  }
+  if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
+    TESSERA_CHECK(!(alpha.is_floating() && !is_floating(common)), TypeError, name,
+                  ": for integral input tensors, argument alpha must not be a floating point "
+                  "number (alpha=", alpha.to_string(), ", result dtype ", dtype_name(common), ")");
+    TESSERA_CHECK(!alpha.is_bool() || common == DType::kBool, TypeError, name,
+                  ": boolean alpha only supported for bool results, got ", dtype_name(common));
+  }
+  return common;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const char* name = op_name(op);
+  Device device = common_device(name, a, b);
+  DType dtype = compute_dtype(op, result_type(a, b), alpha,
+                              [&] { return describe(a) + ", " + describe(b); });
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = empty(shape, TensorOptions(dtype, device));
+  if (out.numel() == 0) return out;
+  Tensor pa = prepare_operand(a, device, dtype), pb = prepare_operand(b, device, dtype);
+  call_kernel<kernels::Binary>(device, op, out, pa.expand(shape), pb.expand(shape), alpha);
+  return out;
+}
+
+Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const char* name = op_name(op);
+  Device device = common_device(name, self, other);
+  TESSERA_CHECK(device == self.device(), DeviceError, name, "_: expected all tensors to be on ",
+                self.device().to_string(), ", got ", describe(other));
+  DType dtype = compute_dtype(op, result_type(self, other), alpha,
+                              [&] { return describe(self) + ", " + describe(other); });
+  TESSERA_CHECK(can_cast(dtype, self.dtype()), TypeError, name, "_: result type ",
+                dtype_name(dtype), " can't be cast to the desired output type ",
+                dtype_name(self.dtype()));
+  Shape shape = broadcast_shapes(self.sizes(), other.sizes(), name);
+  TESSERA_CHECK(shape == self.sizes(), ValueError, name, "_: output with shape ",
+                shape_to_string(self.sizes()), " doesn't match the broadcast shape ",
+                shape_to_string(shape), " (other is ", describe(other), ")");
+  if (self.numel() == 0) return self;
+  Tensor po = prepare_operand(other, device, dtype).expand(shape);
+  if (dtype == self.dtype()) {
+    call_kernel<kernels::Binary>(device, op, self, self, po, alpha);
+  } else {
+    Tensor out = empty(shape, TensorOptions(dtype, device));
+    call_kernel<kernels::Binary>(device, op, out, prepare_operand(self, device, dtype), po, alpha);
+    self.copy_(out);
+  }
+  return self;
+}
+
+// A Scalar operand becomes a 0-d tensor of the compute dtype on a's
+// device; result_type sees the Scalar itself (it promotes less than a
+// tensor would). Like PyTorch, an out-of-range value wraps.
+Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar& alpha) {
+  TESSERA_CHECK(a.defined(), ValueError, op_name(op), ": undefined tensor argument");
+  Device device = a.device();
+  DType dtype = compute_dtype(op, result_type(a, b), alpha,
+                              [&] { return describe(a) + ", scalar " + b.to_string(); });
+  Tensor out = empty(a.sizes(), TensorOptions(dtype, device));
+  if (out.numel() == 0) return out;
+  Tensor wrapped = empty({}, TensorOptions(dtype, device));
+  call_kernel<kernels::Fill>(device, wrapped, b);
+  call_kernel<kernels::Binary>(device, op, out, prepare_operand(a, device, dtype),
+                               wrapped.expand(a.sizes()), alpha);
+  return out;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(BinaryOp::kAdd, a, b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(BinaryOp::kSub, a, b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kMul, a, b, 1); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(BinaryOp::kDiv, a, b, 1); }
+Tensor add(const Tensor& a, Scalar b, Scalar alpha) { return binary_scalar(BinaryOp::kAdd, a, b, alpha); }
+Tensor sub(const Tensor& a, Scalar b, Scalar alpha) { return binary_scalar(BinaryOp::kSub, a, b, alpha); }
+Tensor mul(const Tensor& a, Scalar b) { return binary_scalar(BinaryOp::kMul, a, b, 1); }
+Tensor div(const Tensor& a, Scalar b) { return binary_scalar(BinaryOp::kDiv, a, b, 1); }
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return binary_(BinaryOp::kAdd, *this, other, alpha); }
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return binary_(BinaryOp::kSub, *this, other, alpha); }
+Tensor& Tensor::mul_(const Tensor& other) { return binary_(BinaryOp::kMul, *this, other, 1); }
+Tensor& Tensor::div_(const Tensor& other) { return binary_(BinaryOp::kDiv, *this, other, 1); }
+
+}  // namespace tessera

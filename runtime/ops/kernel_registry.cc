@@ -1,0 +1,47 @@
+#include "runtime/ops/kernel_registry.h"
+
+#include <algorithm>
+
+#include "runtime/core/error.h"
+
+namespace tessera {
+
+KernelRegistry& KernelRegistry::instance() {
+  static KernelRegistry registry;
+  return registry;
+}
+
+int KernelRegistry::next_slot() {
+  static std::atomic<int> counter{0};
+  int s = counter.fetch_add(1);
+  TESSERA_CHECK(s < kMaxOps, ValueError, "KernelRegistry: more than ", kMaxOps, " ops");
+  return s;
+}
+
+void KernelRegistry::set(int slot, const char* name, DeviceType type, void* fn) {
+  TESSERA_CHECK(type.id < kMaxDeviceTypes, ValueError,
+                "KernelRegistry: device type id ", int(type.id), " out of range");
+  std::lock_guard<std::mutex> lock(mutex_);
+  rows_[slot].name = name;
+  rows_[slot].fns[type.id].store(fn, std::memory_order_release);
+  num_rows_.store(std::max(num_rows_.load(), slot + 1));
+}
+
+void* KernelRegistry::get(int slot, DeviceType type) const {
+  if (type.id >= kMaxDeviceTypes) return nullptr;
+  return rows_[slot].fns[type.id].load(std::memory_order_acquire);
+}
+
+std::vector<std::string> KernelRegistry::ops_for(DeviceType type) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (int i = 0; i < num_rows_.load(); ++i) {
+    if (rows_[i].name && type.id < kMaxDeviceTypes && rows_[i].fns[type.id].load()) {
+      names.emplace_back(rows_[i].name);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace tessera

@@ -1,0 +1,58 @@
+// Kernels keyed by (op, device type). An op is a struct from
+// kernel_signatures.h; its slot index is assigned on first use, so lookup
+// is two array indexings.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/core/device.h"
+
+namespace tessera {
+
+inline constexpr int kMaxDeviceTypes = 16;
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& instance();
+
+  template <typename Op>
+  void register_kernel(DeviceType type, typename Op::Fn fn) {
+    set(slot<Op>(), Op::name, type, reinterpret_cast<void*>(fn));
+  }
+
+  // nullptr when the device type has no kernel for Op.
+  template <typename Op>
+  typename Op::Fn lookup(DeviceType type) const {
+    return reinterpret_cast<typename Op::Fn>(get(slot<Op>(), type));
+  }
+
+  // Names of the ops that have a kernel for type, sorted.
+  std::vector<std::string> ops_for(DeviceType type) const;
+
+ private:
+  template <typename Op>
+  static int slot() {
+    static const int s = next_slot();
+    return s;
+  }
+  static int next_slot();
+  void set(int slot, const char* name, DeviceType type, void* fn);
+  void* get(int slot, DeviceType type) const;
+
+  struct Row {
+    const char* name = nullptr;
+    std::atomic<void*> fns[kMaxDeviceTypes] = {};
+  };
+  // Rows are never moved once created: a fixed-capacity array.
+  static constexpr int kMaxOps = 512;
+  Row rows_[kMaxOps];
+  std::atomic<int> num_rows_{0};
+  mutable std::mutex mutex_;
+};
+
+}  // namespace tessera

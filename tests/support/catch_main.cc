@@ -1,0 +1,131 @@
+// main() for every Catch2 (v2) test binary of Tessera, plus skipping.
+//
+// Runs the Catch session as usual (all of Catch's command-line options
+// work) and registers a listener that classifies each test case as passed,
+// failed or skipped (see skip.h), prints "SKIPPED: <test>: <reason>" for the
+// skipped ones and ends the run with the machine-readable line
+//   tessera-test-summary: passed=N failed=N skipped=N
+// that tools/test_summary.py reads from Bazel's test.log.
+//
+// Under `bazel test --test_filter=SPEC`, Bazel passes SPEC in the
+// environment (TESTBRIDGE_TEST_ONLY); it is given to Catch as a test spec
+// when no spec is on the command line.
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/skip.h"
+
+namespace tessera::testing {
+namespace {
+
+// The test case now running (set by the listener) and the skips recorded
+// for it. Catch runs test cases one at a time on the main thread.
+struct SkipRegistry {
+  std::string current_test;
+  bool in_test = false;
+  std::map<std::string, std::string> reasons;  // test name -> reason
+  // Test cases classified so far; printed by main() after the run.
+  bool ran = false;
+  int passed = 0;
+  int failed = 0;
+  int skipped = 0;
+};
+
+SkipRegistry& registry() {
+  static SkipRegistry r;
+  return r;
+}
+
+}  // namespace
+
+void record_skip(const std::string& reason) {
+  SkipRegistry& r = registry();
+  if (!r.in_test) {
+    std::cerr << "TESSERA_SKIP(\"" << reason
+              << "\") called outside a running test case; ignored\n";
+    return;
+  }
+  r.reasons.emplace(r.current_test, reason);  // keeps the first reason
+}
+
+bool current_test_skipped() {
+  const SkipRegistry& r = registry();
+  return r.in_test && r.reasons.count(r.current_test) != 0;
+}
+
+namespace {
+
+class SummaryListener : public Catch::TestEventListenerBase {
+ public:
+  using TestEventListenerBase::TestEventListenerBase;
+
+  void testRunStarting(Catch::TestRunInfo const& info) override {
+    TestEventListenerBase::testRunStarting(info);
+    registry().ran = true;
+  }
+
+  void testCaseStarting(Catch::TestCaseInfo const& info) override {
+    TestEventListenerBase::testCaseStarting(info);
+    SkipRegistry& r = registry();
+    r.current_test = info.name;
+    r.in_test = true;
+    r.reasons.erase(info.name);
+  }
+
+  void testCaseEnded(Catch::TestCaseStats const& stats) override {
+    SkipRegistry& r = registry();
+    const std::string& name = stats.testInfo.name;
+    // Catch's own verdict for the test case (it accounts for [!shouldfail]).
+    const bool failed = stats.totals.testCases.failed > 0;
+    auto skip = r.reasons.find(name);
+    if (failed) {
+      ++r.failed;
+    } else if (skip != r.reasons.end()) {
+      ++r.skipped;
+      std::cout << "SKIPPED: " << name << ": " << skip->second << std::endl;
+    } else {
+      ++r.passed;
+    }
+    r.in_test = false;
+    TestEventListenerBase::testCaseEnded(stats);
+  }
+};
+
+CATCH_REGISTER_LISTENER(SummaryListener)
+
+}  // namespace
+}  // namespace tessera::testing
+
+int main(int argc, char* argv[]) {
+  std::vector<char*> args(argv, argv + argc);
+  // Bazel's --test_filter, unless a test spec is given explicitly (an
+  // argument that is not an option).
+  const char* filter = std::getenv("TESTBRIDGE_TEST_ONLY");
+  bool has_spec = false;
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] != '-') has_spec = true;
+  }
+  std::string filter_arg;
+  if (filter != nullptr && *filter != '\0' && !has_spec) {
+    filter_arg = filter;
+    args.push_back(filter_arg.data());
+  }
+  const int rc =
+      Catch::Session().run(static_cast<int>(args.size()), args.data());
+
+  // Printed here rather than by the listener so that it is the last line,
+  // after the console reporter's totals. Not printed for --list-* or --help.
+  const auto& r = tessera::testing::registry();
+  if (r.ran) {
+    std::cout << "tessera-test-summary: passed=" << r.passed
+              << " failed=" << r.failed << " skipped=" << r.skipped
+              << std::endl;
+  }
+  return rc;
+}
