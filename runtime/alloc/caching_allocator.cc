@@ -1,17 +1,8 @@
-// The caching allocator (see caching_allocator.h for the behaviour).
+// The caching allocator (see caching_allocator.h for the behaviour and
+// block_pool.h for the blocks, segments and pools it keeps).
 //
-// Memory comes from the device in segments. A segment is cut into blocks
-// linked by prev/next in address order; every block is either handed out,
-// "pending" (freed by the user but still in use by other streams until
-// their events complete), or free and sitting in exactly one pool. Two free
-// blocks are never adjacent: a block that becomes free merges with free
-// neighbours at once. So "a free block with no neighbours" is exactly "a
-// wholly free segment", which is what empty_cache and the OOM path return.
-//
-// Free blocks are ordered by (stream, size, address) so that a lower_bound
-// on (stream, rounded size) is a best-fit search restricted to the
-// allocating stream: a block freed on one stream is never handed to
-// another, because work already queued on the first may still touch it.
+// One mutex guards each allocator: every operation is a few set and hash
+// operations, so finer locking would cost more than it saves.
 #include "runtime/alloc/caching_allocator.h"
 
 #include <array>
@@ -21,11 +12,12 @@
 #include <cstring>
 #include <deque>
 #include <limits>
-#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "runtime/alloc/block_pool.h"
+#include "runtime/alloc/pointer_map.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
@@ -36,28 +28,11 @@ namespace tessera {
 
 namespace {
 
-constexpr size_t kMinBlockSize = 512;             // every size rounds up to this
-constexpr size_t kSmallSize = 1 << 20;            // largest "small" request
-constexpr size_t kSmallBuffer = 2 << 20;          // segment size of the small pool
-constexpr size_t kMinLargeAlloc = 10 << 20;       // below: share a 20 MiB segment
-constexpr size_t kLargeBuffer = 20 << 20;         // shared large segment
-constexpr size_t kRoundLarge = 2 << 20;           // big segments round to this
-
-size_t round_up(size_t n, size_t multiple, const char* what) {
-  return checked_add_size(n, multiple - 1, what) / multiple * multiple;
-}
-
-size_t round_size(size_t nbytes) {
-  if (nbytes < kMinBlockSize) return kMinBlockSize;
-  return round_up(nbytes, kMinBlockSize, "CachingAllocator::allocate (rounding)");
-}
-
-// Bytes to ask the device for when no cached block fits `size`.
-size_t segment_size_for(size_t size) {
-  if (size <= kSmallSize) return kSmallBuffer;
-  if (size < kMinLargeAlloc) return kLargeBuffer;
-  return round_up(size, kRoundLarge, "CachingAllocator::allocate (segment size)");
-}
+using alloc_detail::Block;
+using alloc_detail::BlockPool;
+using alloc_detail::kSmallSize;
+using alloc_detail::round_size;
+using alloc_detail::segment_size_for;
 
 std::string format_bytes(size_t n) {
   char buf[64];
@@ -79,40 +54,7 @@ bool env_flag_set(const char* name) {
   return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
 }
 
-struct BlockPool;
-
-struct Block {
-  char* ptr = nullptr;
-  size_t size = 0;        // bytes of this block (a multiple of 512)
-  size_t requested = 0;   // what the user asked for, while handed out
-  Stream stream;          // the stream it was allocated on, for its whole life
-  BlockPool* pool = nullptr;  // null for direct (caching disabled) blocks
-  Block* prev = nullptr;  // neighbours in the same segment, address order
-  Block* next = nullptr;
-  bool allocated = false;        // handed out or pending (not in a pool)
-  bool counted_split = false;    // its size is in inactive_split_bytes
-  int event_count = 0;           // outstanding events while pending
-  std::vector<Stream> stream_uses;  // other streams that used it (record_stream)
-
-  explicit Block(Stream s) : stream(s) {}
-  bool is_split() const { return prev != nullptr || next != nullptr; }
-};
-
-// Best fit within a stream: order by stream, then size, then address.
-struct BlockOrder {
-  bool operator()(const Block* a, const Block* b) const {
-    if (a->stream.id() != b->stream.id()) return a->stream.id() < b->stream.id();
-    if (a->size != b->size) return a->size < b->size;
-    return std::less<const char*>()(a->ptr, b->ptr);
-  }
-};
-
-struct BlockPool {
-  explicit BlockPool(bool small) : is_small(small) {}
-  std::set<Block*, BlockOrder> blocks;
-  const bool is_small;
-};
-
+// A freed block's event on one of the streams that used it.
 struct PendingEvent {
   Event event;
   Block* block;
@@ -128,7 +70,8 @@ struct CachingAllocator::Impl {
   mutable std::mutex mutex;
   BlockPool small_pool{true};
   BlockPool large_pool{false};
-  std::unordered_map<void*, Block*> allocated_blocks;  // handed-out blocks by ptr
+  // Handed-out and caching-disabled blocks by address (not pending ones).
+  alloc_detail::PointerMap<Block*> allocated_blocks;
   // Events of pending blocks, per stream id: events on one stream complete
   // in order, so polling can stop at the first one not yet reached.
   std::unordered_map<uint32_t, std::deque<PendingEvent>> pending;
@@ -138,9 +81,7 @@ struct CachingAllocator::Impl {
   size_t reserved_limit = std::numeric_limits<size_t>::max();
 
   Impl(Device d, DeviceInterface* i)
-      : device(d), iface(i), disabled(env_flag_set("TESSERA_DISABLE_CACHING_ALLOCATOR")) {
-    allocated_blocks.reserve(1024);
-  }
+      : device(d), iface(i), disabled(env_flag_set("TESSERA_DISABLE_CACHING_ALLOCATOR")) {}
 
   ~Impl() {
     // Best effort: wait for pending blocks, return every wholly free segment.
@@ -150,12 +91,14 @@ struct CachingAllocator::Impl {
     } catch (...) {
     }
     try {
-      release_cached_blocks_locked_no_sync();
+      release_free_segments();
     } catch (...) {
     }
     std::vector<Block*> all;
-    for (BlockPool* p : {&small_pool, &large_pool}) all.insert(all.end(), p->blocks.begin(), p->blocks.end());
-    for (auto& kv : allocated_blocks) all.push_back(kv.second);
+    for (BlockPool* p : {&small_pool, &large_pool}) {
+      all.insert(all.end(), p->blocks.begin(), p->blocks.end());
+    }
+    allocated_blocks.for_each([&](const void*, Block* b) { all.push_back(b); });
     for (auto& kv : pending) {
       for (PendingEvent& pe : kv.second) {
         if (--pe.block->event_count == 0) all.push_back(pe.block);
@@ -195,7 +138,7 @@ struct CachingAllocator::Impl {
   // -- Pools. Inserting and erasing go through these two so that
   // inactive_split_bytes always equals the free bytes of split segments.
   void pool_insert(Block* b) {
-    b->pool->blocks.insert(b);
+    b->pool->insert(b);
     if (b->is_split()) {
       b->counted_split = true;
       stats.inactive_split_bytes.increase(static_cast<int64_t>(b->size));
@@ -203,7 +146,7 @@ struct CachingAllocator::Impl {
   }
 
   void pool_erase(Block* b) {
-    b->pool->blocks.erase(b);
+    b->pool->erase(b);
     if (b->counted_split) {
       b->counted_split = false;
       stats.inactive_split_bytes.decrease(static_cast<int64_t>(b->size));
@@ -212,12 +155,8 @@ struct CachingAllocator::Impl {
 
   // Best-fit free block of at least size on stream, removed from the pool.
   Block* take_free_block(BlockPool& pool, Stream stream, size_t size) {
-    Block key(stream);
-    key.size = size;
-    auto it = pool.blocks.lower_bound(&key);
-    if (it == pool.blocks.end() || (*it)->stream.id() != stream.id()) return nullptr;
-    Block* b = *it;
-    pool_erase(b);
+    Block* b = pool.best_fit(stream, size);
+    if (b != nullptr) pool_erase(b);
     return b;
   }
 
@@ -247,11 +186,6 @@ struct CachingAllocator::Impl {
     stats.segment_count.decrease(1);
   }
 
-  bool should_split(const Block* b, size_t size) const {
-    const size_t remaining = b->size - size;
-    return b->pool->is_small ? remaining >= kMinBlockSize : remaining > kSmallSize;
-  }
-
   // -- Allocation (caching).
   void* allocate(size_t nbytes, Stream stream) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -279,7 +213,7 @@ struct CachingAllocator::Impl {
       }
     }
 
-    if (should_split(block, size)) {
+    if (block->pool->should_split(block, size)) {
       Block* rest = new_block(stream, block->ptr + size, block->size - size, block->pool);
       rest->prev = block;
       rest->next = block->next;
@@ -290,7 +224,7 @@ struct CachingAllocator::Impl {
     }
     block->allocated = true;
     block->requested = nbytes;
-    allocated_blocks.emplace(block->ptr, block);
+    allocated_blocks.insert(block->ptr, block);
 
     stats.allocation_count.increase(1);
     stats.allocated_bytes.increase(static_cast<int64_t>(block->size));
@@ -302,13 +236,10 @@ struct CachingAllocator::Impl {
   // -- Free (caching): the user is done with ptr.
   void deallocate(void* ptr) {
     std::unique_lock<std::mutex> lock(mutex);
-    auto it = allocated_blocks.find(ptr);
-    TESSERA_CHECK(it != allocated_blocks.end(), ValueError,
-                  "CachingAllocator::deallocate: pointer ", ptr,
+    Block* block = allocated_blocks.erase(ptr);
+    TESSERA_CHECK(block != nullptr, ValueError, "CachingAllocator::deallocate: pointer ", ptr,
                   " was not allocated by the caching allocator of ", device.to_string(),
                   " (or was already freed)");
-    Block* block = it->second;
-    allocated_blocks.erase(it);
     stats.allocation_count.decrease(1);
     stats.allocated_bytes.decrease(static_cast<int64_t>(block->size));
     stats.requested_bytes.decrease(static_cast<int64_t>(block->requested));
@@ -399,10 +330,11 @@ struct CachingAllocator::Impl {
   // pending blocks so that they can be returned too.
   void release_cached_blocks() {
     synchronize_and_free_events();
-    release_cached_blocks_locked_no_sync();
+    release_free_segments();
   }
 
-  void release_cached_blocks_locked_no_sync() {
+  // Returns the wholly free segments (free blocks with no neighbours).
+  void release_free_segments() {
     for (BlockPool* pool : {&small_pool, &large_pool}) {
       for (auto it = pool->blocks.begin(); it != pool->blocks.end();) {
         Block* b = *it;
@@ -428,7 +360,7 @@ struct CachingAllocator::Impl {
     Block* b = new_block(stream, static_cast<char*>(p), nbytes, nullptr);
     b->allocated = true;
     b->requested = nbytes;
-    allocated_blocks.emplace(p, b);
+    allocated_blocks.insert(p, b);
     stats.allocation_count.increase(1);
     stats.allocated_bytes.increase(static_cast<int64_t>(nbytes));
     stats.active_bytes.increase(static_cast<int64_t>(nbytes));
@@ -455,12 +387,10 @@ struct CachingAllocator::Impl {
 
   void record_stream(void* ptr, Stream stream) {
     std::lock_guard<std::mutex> lock(mutex);
-    auto it = allocated_blocks.find(ptr);
-    TESSERA_CHECK(it != allocated_blocks.end(), ValueError,
-                  "CachingAllocator::record_stream: pointer ", ptr,
+    Block* b = allocated_blocks.find(ptr);
+    TESSERA_CHECK(b != nullptr, ValueError, "CachingAllocator::record_stream: pointer ", ptr,
                   " is not a live allocation of the caching allocator of ",
                   device.to_string());
-    Block* b = it->second;
     if (stream == b->stream) return;  // its own stream orders itself
     for (const Stream& s : b->stream_uses) {
       if (s == stream) return;
@@ -538,7 +468,9 @@ void CachingAllocator::set_memory_fraction(double fraction) {
   size_t limit = std::numeric_limits<size_t>::max();
   if (fraction < 1.0) {
     const size_t total = impl_->iface->memory_info(device_.index).total;
-    limit = static_cast<size_t>(fraction * static_cast<double>(total));
+    // A device that cannot tell its total (0) gets no cap rather than a
+    // cap of zero bytes.
+    if (total > 0) limit = static_cast<size_t>(fraction * static_cast<double>(total));
   }
   std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->fraction = fraction;

@@ -3,13 +3,12 @@
 // Runs the Catch session as usual (all of Catch's command-line options
 // work) and registers a listener that classifies each test case as passed,
 // failed or skipped (see skip.h), prints "SKIPPED: <test>: <reason>" for the
-// skipped ones and ends the run with the machine-readable line
+// skipped ones and, when the run ends, prints the machine-readable line
 //   tessera-test-summary: passed=N failed=N skipped=N
 // that tools/test_summary.py reads from Bazel's test.log.
 //
 // Under `bazel test --test_filter=SPEC`, Bazel passes SPEC in the
-// environment (TESTBRIDGE_TEST_ONLY); it is given to Catch as a test spec
-// when no spec is on the command line.
+// environment (TESTBRIDGE_TEST_ONLY); it is given to Catch as a test spec.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
@@ -30,8 +29,7 @@ struct SkipRegistry {
   std::string current_test;
   bool in_test = false;
   std::map<std::string, std::string> reasons;  // test name -> reason
-  // Test cases classified so far; printed by main() after the run.
-  bool ran = false;
+  // Test cases classified so far.
   int passed = 0;
   int failed = 0;
   int skipped = 0;
@@ -65,11 +63,6 @@ class SummaryListener : public Catch::TestEventListenerBase {
  public:
   using TestEventListenerBase::TestEventListenerBase;
 
-  void testRunStarting(Catch::TestRunInfo const& info) override {
-    TestEventListenerBase::testRunStarting(info);
-    registry().ran = true;
-  }
-
   void testCaseStarting(Catch::TestCaseInfo const& info) override {
     TestEventListenerBase::testCaseStarting(info);
     SkipRegistry& r = registry();
@@ -95,6 +88,18 @@ class SummaryListener : public Catch::TestEventListenerBase {
     r.in_test = false;
     TestEventListenerBase::testCaseEnded(stats);
   }
+
+  // Also called when a test case crashes (Catch's SIGSEGV/SIGABRT handler
+  // ends the run, counting that test case as failed, before the process
+  // dies), so the line is there even then. Listeners run before the
+  // console reporter, hence the line comes just before Catch's totals.
+  void testRunEnded(Catch::TestRunStats const& stats) override {
+    const SkipRegistry& r = registry();
+    std::cout << "tessera-test-summary: passed=" << r.passed
+              << " failed=" << r.failed << " skipped=" << r.skipped
+              << std::endl;
+    TestEventListenerBase::testRunEnded(stats);
+  }
 };
 
 CATCH_REGISTER_LISTENER(SummaryListener)
@@ -104,28 +109,13 @@ CATCH_REGISTER_LISTENER(SummaryListener)
 
 int main(int argc, char* argv[]) {
   std::vector<char*> args(argv, argv + argc);
-  // Bazel's --test_filter, unless a test spec is given explicitly (an
-  // argument that is not an option).
+  // Bazel's --test_filter arrives as TESTBRIDGE_TEST_ONLY: a Catch test spec
+  // (a name, wildcards, [tags]) added to the command line.
   const char* filter = std::getenv("TESTBRIDGE_TEST_ONLY");
-  bool has_spec = false;
-  for (int i = 1; i < argc; ++i) {
-    if (argv[i][0] != '-') has_spec = true;
-  }
   std::string filter_arg;
-  if (filter != nullptr && *filter != '\0' && !has_spec) {
+  if (filter != nullptr && *filter != '\0') {
     filter_arg = filter;
     args.push_back(filter_arg.data());
   }
-  const int rc =
-      Catch::Session().run(static_cast<int>(args.size()), args.data());
-
-  // Printed here rather than by the listener so that it is the last line,
-  // after the console reporter's totals. Not printed for --list-* or --help.
-  const auto& r = tessera::testing::registry();
-  if (r.ran) {
-    std::cout << "tessera-test-summary: passed=" << r.passed
-              << " failed=" << r.failed << " skipped=" << r.skipped
-              << std::endl;
-  }
-  return rc;
+  return Catch::Session().run(static_cast<int>(args.size()), args.data());
 }

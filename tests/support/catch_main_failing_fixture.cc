@@ -3,6 +3,8 @@
 // the failure, and that the binary exits non-zero.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 #include "tests/support/skip.h"
 
 TEST_CASE("fixture: passes") { CHECK(true); }
@@ -15,3 +17,10 @@ TEST_CASE("fixture: fails, then skips") {
 }
 
 TEST_CASE("fixture: skips") { TESSERA_SKIP("nothing to run here"); }
+
+// Hidden (run only when asked for with "[crash]"): a crash still ends with
+// the summary line, counting the crashed test case as failed.
+TEST_CASE("fixture: crashes", "[.crash]") {
+  CHECK(true);
+  std::abort();
+}

@@ -6,7 +6,7 @@
 // that is running and returns from its body; the listener in catch_main.cc
 // then reports the test case as skipped (not passed), prints
 //   SKIPPED: <test name>: <reason>
-// and counts it in the final line
+// and counts it in the line printed when the run ends
 //   tessera-test-summary: passed=N failed=N skipped=N
 // which ./dev test (tools/test_summary.py) reads from Bazel's test.log.
 //

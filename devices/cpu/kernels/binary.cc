@@ -9,6 +9,7 @@
 // broadcast scalar (stride 0), or strided. The contiguous loops use
 // __restrict pointers; in-place calls (out is a, or b) get loops of their
 // own, since out aliasing an input exactly is allowed but restrict is not.
+#include <algorithm>
 #include <cmath>
 
 #include "devices/cpu/kernels/convert.h"
@@ -68,50 +69,76 @@ inline T apply(const F& f, T a, T b) {
   return static_cast<T>(f(static_cast<C>(a), static_cast<C>(b)));
 }
 
+// Contiguous loops; __restrict on parameters (where GCC honours it) lets
+// them vectorize without runtime alias checks. Exact aliasing of out with
+// an input gets its own loop with one pointer for both.
+template <typename T, typename F>
+void vv(T* __restrict o, const T* __restrict a, const T* __restrict b, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, a[i], b[i]);
+}
+template <typename T, typename F>
+void vv_out_is_a(T* __restrict o, const T* __restrict b, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, o[i], b[i]);
+}
+template <typename T, typename F>
+void vv_out_is_b(T* __restrict o, const T* __restrict a, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, a[i], o[i]);
+}
+template <typename T, typename F>
+void vv_all_same(T* __restrict o, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, o[i], o[i]);
+}
+template <typename T, typename F>
+void vs(T* __restrict o, const T* __restrict a, T bv, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, a[i], bv);
+}
+template <typename T, typename F>
+void vs_out_is_a(T* __restrict o, T bv, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, o[i], bv);
+}
+template <typename T, typename F>
+void sv(T* __restrict o, T av, const T* __restrict b, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, av, b[i]);
+}
+template <typename T, typename F>
+void sv_out_is_b(T* __restrict o, T av, int64_t n, const F& f) {
+  for (int64_t i = 0; i < n; ++i) o[i] = apply(f, av, o[i]);
+}
+
 template <typename T, typename F>
 void loop_vv(T* o, const T* a, const T* b, int64_t n, const F& f) {
-  if (o == a && o == b) {
-    T* __restrict x = o;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, x[i], x[i]);
-  } else if (o == a) {
-    T* __restrict x = o;
-    const T* __restrict y = b;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, x[i], y[i]);
-  } else if (o == b) {
-    T* __restrict x = o;
-    const T* __restrict y = a;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, y[i], x[i]);
-  } else {
-    T* __restrict x = o;
-    const T* __restrict y = a;
-    const T* __restrict z = b;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, y[i], z[i]);
-  }
+  if (o == a && o == b) vv_all_same(o, n, f);
+  else if (o == a) vv_out_is_a(o, b, n, f);
+  else if (o == b) vv_out_is_b(o, a, n, f);
+  else vv(o, a, b, n, f);
 }
 
 // b is one value.
 template <typename T, typename F>
 void loop_vs(T* o, const T* a, T bv, int64_t n, const F& f) {
-  if (o == a) {
-    T* __restrict x = o;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, x[i], bv);
-  } else {
-    T* __restrict x = o;
-    const T* __restrict y = a;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, y[i], bv);
-  }
+  if (o == a) vs_out_is_a(o, bv, n, f);
+  else vs(o, a, bv, n, f);
 }
 
 // a is one value.
 template <typename T, typename F>
 void loop_sv(T* o, T av, const T* b, int64_t n, const F& f) {
-  if (o == b) {
-    T* __restrict x = o;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, av, x[i]);
-  } else {
-    T* __restrict x = o;
-    const T* __restrict z = b;
-    for (int64_t i = 0; i < n; ++i) x[i] = apply(f, av, z[i]);
+  if (o == b) sv_out_is_b(o, av, n, f);
+  else sv(o, av, b, n, f);
+}
+
+// f16/bf16 rows: blocks staged through float buffers (vectorized
+// conversions, vectorized float arithmetic). Reading a whole block before
+// writing it keeps in-place calls correct.
+template <typename T, typename F>
+void half_row(char* const* p, const int64_t* s, int64_t n, const F& f) {
+  float x[kStageBlock], y[kStageBlock], z[kStageBlock];
+  for (int64_t i0 = 0; i0 < n; i0 += kStageBlock) {
+    const int64_t m = std::min(kStageBlock, n - i0);
+    gather_float<T>(p[1] + i0 * s[1], s[1], x, m);
+    gather_float<T>(p[2] + i0 * s[2], s[2], y, m);
+    for (int64_t i = 0; i < m; ++i) z[i] = f(x[i], y[i]);
+    scatter_float<T>(z, p[0] + i0 * s[0], s[0], m);
   }
 }
 
@@ -121,17 +148,21 @@ void run_binary(Tensor& out, const Tensor& a, const Tensor& b, const F& f) {
   it.run({static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
           static_cast<char*>(b.data_ptr())},
          [&f](char* const* p, const int64_t* s, int64_t n) {
-           constexpr int64_t w = sizeof(T);
-           T* o = reinterpret_cast<T*>(p[0]);
-           const T* x = reinterpret_cast<const T*>(p[1]);
-           const T* y = reinterpret_cast<const T*>(p[2]);
-           if (s[0] == w) {
-             if (s[1] == w && s[2] == w) return loop_vv(o, x, y, n, f);
-             if (s[1] == w && s[2] == 0) return loop_vs(o, x, *y, n, f);
-             if (s[1] == 0 && s[2] == w) return loop_sv(o, *x, y, n, f);
-           }
-           for (int64_t i = 0; i < n; ++i) {
-             at<T>(p[0], s[0], i) = apply(f, at<const T>(p[1], s[1], i), at<const T>(p[2], s[2], i));
+           if constexpr (is_half_v<T>) {
+             return half_row<T>(p, s, n, f);
+           } else {
+             constexpr int64_t w = sizeof(T);
+             T* o = reinterpret_cast<T*>(p[0]);
+             const T* x = reinterpret_cast<const T*>(p[1]);
+             const T* y = reinterpret_cast<const T*>(p[2]);
+             if (s[0] == w) {
+               if (s[1] == w && s[2] == w) return loop_vv(o, x, y, n, f);
+               if (s[1] == w && s[2] == 0) return loop_vs(o, x, *y, n, f);
+               if (s[1] == 0 && s[2] == w) return loop_sv(o, *x, y, n, f);
+             }
+             for (int64_t i = 0; i < n; ++i) {
+               at<T>(p[0], s[0], i) = apply(f, at<const T>(p[1], s[1], i), at<const T>(p[2], s[2], i));
+             }
            }
          });
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "runtime/core/device.h"
+#include "runtime/core/tensor.h"
 #include "runtime/ops/kernel_registry.h"
 
 namespace tessera::cpu {
@@ -13,6 +14,10 @@ void register_binary_kernels(KernelRegistry& registry, DeviceType type);  // bin
 void register_reduce_kernels(KernelRegistry& registry, DeviceType type);  // reduce
 void register_bmm_kernels(KernelRegistry& registry, DeviceType type);     // bmm
 void register_random_kernels(KernelRegistry& registry, DeviceType type);  // uniform, normal
+
+// dst = src converted to dst's dtype (the Copy kernel, for other kernels'
+// use: staging through contiguous buffers).
+void cpu_copy(Tensor& dst, const Tensor& src);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernels(registry, type);

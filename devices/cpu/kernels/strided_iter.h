@@ -142,7 +142,7 @@ class StridedIter {
       // (broadcast) dims say nothing about memory order and are skipped.
       auto should_be_inner = [&](int a, int b) {
         for (int k = 0; k < N; ++k) {
-          int64_t sa = std::llabs(strides[k][a]), sb = std::llabs(strides[k][b]);
+          int64_t sa = std::abs(strides[k][a]), sb = std::abs(strides[k][b]);
           if (sa == 0 || sb == 0 || sa == sb) continue;
           return sa < sb;
         }
