@@ -4,11 +4,15 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include <oneapi/tbb/global_control.h>
 
 #include "devices/cpu/cpu_event.h"
 #include "devices/cpu/cpu_memory.h"
@@ -50,6 +54,26 @@ std::string cpu_vendor() {
   if (implementer == "0x41") return "Arm";
   if (!implementer.empty()) return "Arm implementer " + implementer;
   return "unknown";
+}
+
+// TESSERA_NUM_THREADS=n caps the threads of the CPU kernels at n (as
+// OMP_NUM_THREADS / torch.set_num_threads do for PyTorch), e.g. to compare
+// with PyTorch at equal thread counts. Read once, when the device registers.
+// The control object is deliberately never destroyed: it must outlive every
+// kernel call, including ones from other static destructors.
+void apply_thread_limit() {
+  const char* env = std::getenv("TESSERA_NUM_THREADS");
+  if (env == nullptr || *env == '\0') return;
+  char* end = nullptr;
+  const long n = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || n < 1 || n > 4096) {
+    // Registration runs in a static initializer, where throwing would end
+    // the process before main: warn and keep the default instead.
+    std::fprintf(stderr, "tessera: ignoring TESSERA_NUM_THREADS='%s' (not a positive integer)\n", env);
+    return;
+  }
+  new oneapi::tbb::global_control(oneapi::tbb::global_control::max_allowed_parallelism,
+                                  static_cast<size_t>(n));
 }
 
 DeviceProperties query_properties() {
@@ -168,6 +192,7 @@ class CpuDevice final : public DeviceInterface {
   // Called from DeviceRegistry::register_device after the type is added,
   // so the name already resolves.
   void register_kernels(KernelRegistry& registry) override {
+    apply_thread_limit();
     register_all_kernels(registry, DeviceType::from_name(kDeviceTypeName));
   }
 

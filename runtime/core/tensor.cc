@@ -59,8 +59,17 @@ const TensorImpl& Tensor::impl() const {
   return *impl_;
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim(), "stride")]; }
+int64_t Tensor::size(int64_t d) const {
+  TESSERA_CHECK(dim() > 0, IndexError, "size: dimension specified as ", d,
+                " but the tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t d) const {
+  TESSERA_CHECK(dim() > 0, IndexError, "stride: dimension specified as ", d,
+                " but the tensor has no dimensions");
+  return strides()[wrap_dim(d, dim(), "stride")];
+}
 
 void* Tensor::data_ptr() const {
   const TensorImpl& i = impl();

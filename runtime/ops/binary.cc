@@ -2,6 +2,7 @@
 #include "runtime/core/error.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/type_promotion.h"
 
@@ -23,14 +24,16 @@ const char* op_name(BinaryOp op) {
 
 // The dtype the kernel computes in, after checking the op allows it.
 // `operands` describes the arguments; it is only called to build an error.
+// any_bool: some operand is a bool tensor or a bool Scalar.
 template <typename Describe>
-DType compute_dtype(BinaryOp op, DType common, const Scalar& alpha, Describe&& operands) {
+DType compute_dtype(BinaryOp op, DType common, bool any_bool, const Scalar& alpha,
+                    Describe&& operands) {
   const char* name = op_name(op);
   if (op == BinaryOp::kDiv && !is_floating(common)) return DType::kF32;  // true division
-  if (op == BinaryOp::kSub && common == DType::kBool) {
+  if (op == BinaryOp::kSub && any_bool) {
     throw TypeError(detail::concat(
-        name, ": subtraction with two bool tensors is not supported; use logical_xor() instead (",
-        operands(), ")"));
+        name, ": subtraction with a bool operand is not supported; use logical_xor() or "
+        "logical_not() instead (", operands(), ")"));
   }
   if (op == BinaryOp::kAdd || op == BinaryOp::kSub) {
     TESSERA_CHECK(!(alpha.is_floating() && !is_floating(common)), TypeError, name,
@@ -45,7 +48,8 @@ DType compute_dtype(BinaryOp op, DType common, const Scalar& alpha, Describe&& o
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const char* name = op_name(op);
   Device device = common_device(name, a, b);
-  DType dtype = compute_dtype(op, result_type(a, b), alpha,
+  DType dtype = compute_dtype(op, result_type(a, b),
+                              a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,
                               [&] { return describe(a) + ", " + describe(b); });
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(dtype, device));
@@ -60,7 +64,8 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& al
   Device device = common_device(name, self, other);
   TESSERA_CHECK(device == self.device(), DeviceError, name, "_: expected all tensors to be on ",
                 self.device().to_string(), ", got ", describe(other));
-  DType dtype = compute_dtype(op, result_type(self, other), alpha,
+  DType dtype = compute_dtype(op, result_type(self, other),
+                              self.dtype() == DType::kBool || other.dtype() == DType::kBool, alpha,
                               [&] { return describe(self) + ", " + describe(other); });
   TESSERA_CHECK(can_cast(dtype, self.dtype()), TypeError, name, "_: result type ",
                 dtype_name(dtype), " can't be cast to the desired output type ",
@@ -70,6 +75,8 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& al
                 shape_to_string(self.sizes()), " doesn't match the broadcast shape ",
                 shape_to_string(shape), " (other is ", describe(other), ")");
   if (self.numel() == 0) return self;
+  check_no_internal_overlap(name, self);
+  check_no_partial_overlap(name, self, other);
   Tensor po = prepare_operand(other, device, dtype).expand(shape);
   if (dtype == self.dtype()) {
     call_kernel<kernels::Binary>(device, op, self, self, po, alpha);
@@ -87,8 +94,8 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& al
 Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar& alpha) {
   TESSERA_CHECK(a.defined(), ValueError, op_name(op), ": undefined tensor argument");
   Device device = a.device();
-  DType dtype = compute_dtype(op, result_type(a, b), alpha,
-                              [&] { return describe(a) + ", scalar " + b.to_string(); });
+  DType dtype = compute_dtype(op, result_type(a, b), a.dtype() == DType::kBool || b.is_bool(),
+                              alpha, [&] { return describe(a) + ", scalar " + b.to_string(); });
   Tensor out = empty(a.sizes(), TensorOptions(dtype, device));
   if (out.numel() == 0) return out;
   Tensor wrapped = empty({}, TensorOptions(dtype, device));

@@ -11,6 +11,7 @@
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/ops.h"
 
 namespace tessera {
@@ -85,6 +86,8 @@ void copy_across_devices(Tensor& dst, const Tensor& src) {
 Tensor& copy_(Tensor& dst, const Tensor& src) {
   TESSERA_CHECK(dst.defined() && src.defined(), ValueError, "copy_: undefined tensor argument");
   if (dst.numel() == 0) return dst;
+  check_no_internal_overlap("copy_", dst);
+  check_no_partial_overlap("copy_", dst, src);
   Tensor s = src;
   if (src.sizes() != dst.sizes()) {
     TESSERA_CHECK(broadcast_shapes(src.sizes(), dst.sizes(), "copy_") == dst.sizes(), ValueError,

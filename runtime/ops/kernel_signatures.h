@@ -69,8 +69,9 @@ struct Bmm {
                       const Tensor& b);
 };
 
-// out[i] = low + (high - low) * U_i with U_i from philox_uniform_float (f32,
-// f16, bf16) or philox_uniform_double (f64) at flat row-major index i.
+// out[i] = low + (high - low) * U_i at flat row-major index i, with U_i from
+// philox_uniform_float (f32), philox_uniform_float_bits with 11 bits (f16)
+// or 8 bits (bf16), or philox_uniform_double (f64).
 struct Uniform {
   static constexpr const char* name = "uniform";
   using Fn = void (*)(const KernelContext&, Tensor& out, PhiloxState state,

@@ -48,6 +48,13 @@ inline float philox_uniform_float(const PhiloxState& s, uint64_t i) {
   return static_cast<float>(philox_uint32(s, i) >> 8) * 0x1.0p-24f;
 }
 
+// Uniform in [0, 1) with `bits` (<= 24) random bits, so that the value is
+// exact in a float type with a `bits`-bit significand and never rounds up
+// to 1: 11 bits for float16, 8 for bfloat16.
+inline float philox_uniform_float_bits(const PhiloxState& s, uint64_t i, int bits) {
+  return static_cast<float>(philox_uint32(s, i) >> (32 - bits)) * std::ldexp(1.0f, -bits);
+}
+
 // Uniform in [0, 1) with 53 random bits, from two lanes of block i / 2.
 inline double philox_uniform_double(const PhiloxState& s, uint64_t i) {
   PhiloxBlock b = philox4x32_10(s.seed, s.offset + i / 2, 0);

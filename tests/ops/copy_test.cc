@@ -252,3 +252,28 @@ TEST_CASE("copy: overlapping destinations are rejected as in PyTorch", "[copy][o
   b.copy_(b);
   CHECK(read_strided(b) == iota(4));
 }
+
+TEST_CASE("reference helpers: they can tell right from wrong", "[copy][reference]") {
+  // close_report flags mismatches, NaN vs number, and sign of infinity.
+  CHECK(close_report({1.0}, {1.1}) != "");
+  CHECK(close_report({1.0}, {1.0 + 1e-7}, 1e-6, 0) == "");
+  CHECK(close_report({NAN}, {1.0}) != "");
+  CHECK(close_report({NAN}, {NAN}) == "");
+  CHECK(close_report({INFINITY}, {-INFINITY}) != "");
+  CHECK(close_report({1, 2}, {1}) != "");
+  CHECK(close_report_tol({1.0}, {1.5}, {0.4}) != "");
+  // Naive casts.
+  CHECK(cast_value(-3, DType::kI64, DType::kU8) == 253);
+  CHECK(cast_value(300, DType::kI32, DType::kI8) == 44);
+  CHECK(cast_value(-2.7, DType::kF32, DType::kI16) == -2);
+  CHECK(cast_value(0.3, DType::kF64, DType::kBool) == 1);
+  CHECK(cast_value(1.0 / 3.0, DType::kF16) == 0.333251953125);
+  // The strided reader follows strides and offsets, not memory order.
+  Tensor m = make_tensor(iota(6), {2, 3});
+  CHECK(read_strided(m.t()) == V{0, 3, 1, 4, 2, 5});
+  CHECK(read_strided(m.select(1, 2)) == V{2, 5});
+  // The message matcher needs every part.
+  MessageContains both({"add", "[2, 3]"});
+  CHECK(both.match(ValueError("add: bad shape [2, 3]")));
+  CHECK_FALSE(both.match(ValueError("add: bad shape [3]")));
+}

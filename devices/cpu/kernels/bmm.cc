@@ -144,12 +144,29 @@ void gemm_batched(int64_t B, int64_t M, int64_t N, int64_t K, Mats<T> a, Mats<T>
   const int64_t threads = macs <= kInlineMacs ? 1 : max_threads();
   int64_t row_blocks = 1, col_blocks = 1;
   if (B < threads) {
-    const int64_t per_batch = (threads + B - 1) / B;
+    // Cut each product into about threads / B blocks, p row blocks times q
+    // column blocks, as square as the matrix allows (each task packs its
+    // rows of a and columns of b, so squarer blocks pack less), with
+    // blocks of at least kMinBlock rows and columns.
     constexpr int64_t kMinBlock = 32;
-    if (M >= N) {
-      row_blocks = std::clamp<int64_t>(M / kMinBlock, 1, per_batch);
-    } else {
-      col_blocks = std::clamp<int64_t>(N / kMinBlock, 1, per_batch);
+    const int64_t want = (threads + B - 1) / B;
+    double best = -1;
+    for (int64_t p = 1; p <= want; ++p) {
+      const int64_t q = want / p;
+      if (p * q != want) continue;
+      if ((p > 1 && M / p < kMinBlock) || (q > 1 && N / q < kMinBlock)) continue;
+      // Work per packed element: larger is better.
+      const double bm = static_cast<double>(M) / p, bn = static_cast<double>(N) / q;
+      const double score = bm * bn / (bm + bn);
+      if (score > best) {
+        best = score;
+        row_blocks = p;
+        col_blocks = q;
+      }
+    }
+    if (best < 0) {  // too small to cut evenly: cut the larger side only
+      if (M >= N) row_blocks = std::clamp<int64_t>(M / kMinBlock, 1, want);
+      else col_blocks = std::clamp<int64_t>(N / kMinBlock, 1, want);
     }
   }
   const int64_t rows_per = (M + row_blocks - 1) / row_blocks;

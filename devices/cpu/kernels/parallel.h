@@ -8,10 +8,12 @@
 // static schedule in PyTorch's CPU backend).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
 #include <oneapi/tbb/task_arena.h>
@@ -21,8 +23,15 @@ namespace tessera::cpu {
 // Elements below which an elementwise kernel runs on the calling thread.
 inline constexpr int64_t kElementwiseGrain = 32768;
 
-// Threads available to the kernels (TBB's arena size; 1 disables threading).
-inline int max_threads() { return oneapi::tbb::this_task_arena::max_concurrency(); }
+// Threads available to the kernels: TBB's arena size (which follows the
+// process's CPU affinity), capped by any tbb::global_control limit such as
+// the one TESSERA_NUM_THREADS sets (see cpu_device.cc). 1 disables threading.
+inline int max_threads() {
+  const size_t limit = oneapi::tbb::global_control::active_value(
+      oneapi::tbb::global_control::max_allowed_parallelism);
+  const int arena = oneapi::tbb::this_task_arena::max_concurrency();
+  return static_cast<int>(std::min<size_t>(static_cast<size_t>(arena), limit));
+}
 
 // Calls f(begin, end) over disjoint ranges covering [0, n), in parallel when
 // n exceeds grain. f must be safe to call concurrently on disjoint ranges.

@@ -6,8 +6,9 @@
 // the iteration keeps row-major order (no dim reordering) and tracks the
 // index of each row. The arithmetic of kernel_signatures.h is done in
 // double, then converted to the output dtype:
-//   uniform: low + (high - low) * U_i, U_i = philox_uniform_float (f32, f16,
-//            bf16) or philox_uniform_double (f64);
+//   uniform: low + (high - low) * U_i, U_i = philox_uniform_float (f32),
+//            philox_uniform_float_bits with 11 (f16) or 8 (bf16) bits, or
+//            philox_uniform_double (f64);
 //   normal:  mean + std * philox_normal(state, i).
 // The uniform loops compute each Philox block once for the 4 (float) or 2
 // (double) consecutive elements that share it.
@@ -36,9 +37,11 @@ void uniform_row(char* p, int64_t stride, uint64_t i, int64_t n, const PhiloxSta
         at<T>(p, stride, j) = low + range * u;
       }
     } else {
+      // As many random bits as T's significand holds, so U never rounds to 1.
+      constexpr int kBits = std::is_same_v<T, Half> ? 11 : std::is_same_v<T, BFloat16> ? 8 : 24;
       const PhiloxBlock b = philox4x32_10(s.seed, s.offset + i / 4, 0);
       for (uint64_t lane = i % 4; lane < 4 && j < n; ++lane, ++j, ++i) {
-        const float u = static_cast<float>(b[lane] >> 8) * 0x1.0p-24f;
+        const float u = static_cast<float>(b[lane] >> (32 - kBits)) * (1.0f / (1u << kBits));
         at<T>(p, stride, j) = convert<T>(low + range * static_cast<double>(u));
       }
     }

@@ -345,7 +345,7 @@ void reduce_outer(const ReduceArgs& r, int k0) {
   StridedIter<1> rit(r.red.n, r.red.size, {r.red.in_stride}, {isz}, true, "reduce");
   const int64_t nouter = kit.numel();
 
-  constexpr int64_t kTile = 2048;  // columns per task
+  constexpr int64_t kTile = 8192;  // columns per task: wide rows stream best
   const int64_t w_max = std::min(kTile, ncols);
   const int64_t ntiles = (ncols + kTile - 1) / kTile;
   // Split the rows too when there are few column tasks for the work.

@@ -196,7 +196,7 @@ void test_fill_arange() {
 void test_copy() {
   auto copy = KernelRegistry::instance().lookup<kernels::Copy>(cpu_type());
   std::vector<Shape> shapes = {Shape{}, Shape{0}, Shape{4, 0}, Shape{1}, Shape{13}, Shape{5, 7}, Shape{3, 4, 5},
-                               Shape{200, 300}, Shape{2, 1, 70000}};
+                               Shape{200, 300}, Shape{2, 1, 70000}, Shape{3, 40, 50}};
   for (DType dd : kAll) {
     for (DType sd : kAll) {
       for (const Shape& s : shapes) {
@@ -374,7 +374,7 @@ void test_reduce() {
   auto red = KernelRegistry::instance().lookup<kernels::Reduce>(cpu_type());
   using kernels::ReduceOp;
   std::vector<Shape> shapes = {Shape{}, Shape{0}, Shape{5}, Shape{3, 0}, Shape{0, 4}, Shape{4, 7}, Shape{3, 1, 5},
-                               Shape{2, 3, 4, 5}, Shape{64, 70}, Shape{1000, 3}, Shape{3, 100000}, Shape{7, 5000, 3}, Shape{300000}};
+                               Shape{2, 3, 4, 5}, Shape{64, 70}, Shape{1000, 3}, Shape{3, 100000}, Shape{7, 5000, 3}, Shape{300000}, Shape{200000, 2}};
   for (DType dt : kAll) {
     for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kMean}) {
       if (op == ReduceOp::kMean && !is_floating(dt)) continue;
