@@ -1,0 +1,279 @@
+#include "tests/conformance/conformance.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+#include "runtime/core/checked_math.h"
+
+namespace tessera::conformance {
+
+namespace {
+
+// splitmix64: a small, well-mixed generator for deterministic inputs.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::pair<double, double> dtype_range(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return {0, 1};
+    case DType::kU8: return {0, 255};
+    case DType::kI8: return {-128, 127};
+    case DType::kI16: return {-32768, 32767};
+    case DType::kI32: return {-2147483648.0, 2147483647.0};
+    default: return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+  }
+}
+
+std::string format_values(const std::vector<double>& v, size_t around) {
+  std::ostringstream out;
+  size_t lo = around > 3 ? around - 3 : 0, hi = std::min(v.size(), around + 4);
+  out << "[" << (lo > 0 ? "..., " : "");
+  for (size_t i = lo; i < hi; ++i) out << v[i] << (i + 1 < hi ? ", " : "");
+  out << (hi < v.size() ? ", ...]" : "]");
+  return out.str();
+}
+
+bool close(double got, double want, Tolerance tol) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= tol.atol + tol.rtol * std::fabs(want);
+}
+
+}  // namespace
+
+Tolerance default_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::kF16: return {1e-3, 1e-5};
+    case DType::kBF16: return {1.6e-2, 1e-5};
+    case DType::kF32: return {1.3e-6, 1e-5};
+    case DType::kF64: return {1e-7, 1e-7};
+    default: return {0, 0};
+  }
+}
+
+double round_to_dtype(double v, DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return v != 0 ? 1 : 0;
+    case DType::kF16: return static_cast<float>(Half(static_cast<float>(v)));
+    case DType::kBF16: return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case DType::kF32: return static_cast<float>(v);
+    case DType::kF64: return v;
+    default: {
+      // Integers wrap as two's complement, as the kernels' integer math does.
+      if (!std::isfinite(v)) return v;
+      auto wrap = [](double x, int bits, bool is_signed) {
+        uint64_t u = static_cast<uint64_t>(static_cast<int64_t>(x));
+        uint64_t mask = bits == 64 ? ~0ull : ((1ull << bits) - 1);
+        u &= mask;
+        if (is_signed && bits < 64 && (u >> (bits - 1))) return static_cast<double>(static_cast<int64_t>(u | ~mask));
+        if (is_signed && bits == 64) return static_cast<double>(static_cast<int64_t>(u));
+        return static_cast<double>(u);
+      };
+      switch (dtype) {
+        case DType::kU8: return wrap(v, 8, false);
+        case DType::kI8: return wrap(v, 8, true);
+        case DType::kI16: return wrap(v, 16, true);
+        case DType::kI32: return wrap(v, 32, true);
+        default: return wrap(v, 64, true);
+      }
+    }
+  }
+}
+
+Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo, double hi) {
+  auto [min, max] = dtype_range(dtype);
+  if (is_integral(dtype) || dtype == DType::kBool) {
+    lo = std::max(std::ceil(lo), min);
+    hi = std::min(std::floor(hi), max);
+  }
+  Tensor f64 = empty(sizes, TensorOptions(DType::kF64, host_device()));
+  double* p = f64.data<double>();
+  for (int64_t i = 0; i < f64.numel(); ++i) {
+    double u = static_cast<double>(mix(seed * 0x100000001b3ull + static_cast<uint64_t>(i)) >> 11) * 0x1.0p-53;
+    double v = lo + (hi - lo) * u;
+    if (dtype == DType::kBool) {
+      v = u < 0.5 ? 0 : 1;
+    } else if (!is_floating(dtype)) {
+      v = std::min(std::floor(v + 0.5), hi);
+    }
+    p[i] = v;
+  }
+  return f64.to(dtype);
+}
+
+Tensor to_device_like(const Tensor& t, Device device) {
+  if (t.device() == device) return t;
+  // Copy the storage span so strides and offset survive the move.
+  int64_t span = 1;
+  for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
+  if (t.numel() == 0) return empty(t.sizes(), TensorOptions(t.dtype(), device));
+  Tensor host_span = Tensor::from_storage(t.storage(), t.dtype(), {span}, {1}, t.storage_offset());
+  Tensor dev_span = host_span.to(device);
+  return dev_span.as_strided(t.sizes(), t.strides(), dev_span.storage_offset());
+}
+
+std::vector<double> values_of(const Tensor& t) { return t.to_vector<double>(); }
+
+std::vector<Sample> elementwise_samples(DType dtype, int arity, double lo, double hi) {
+  std::vector<Sample> out;
+  uint64_t seed = 1;
+  auto input = [&](const Shape& s) { return make_input(s, dtype, seed++, lo, hi); };
+  auto add = [&](std::string desc, std::vector<Tensor> in) {
+    Sample s;
+    s.description = std::move(desc);
+    s.inputs = std::move(in);
+    out.push_back(std::move(s));
+  };
+  auto same = [&](const Shape& shape, const std::function<Tensor(Tensor)>& view) {
+    std::vector<Tensor> in;
+    for (int k = 0; k < arity; ++k) in.push_back(view(input(shape)));
+    return in;
+  };
+  auto id = [](Tensor t) { return t; };
+  add("0-d", same({}, id));
+  add("zero-size [0, 3]", same({0, 3}, id));
+  add("contiguous [5, 7]", same({5, 7}, id));
+  add("transposed [7, 5] viewed as [5, 7]", same({7, 5}, [](Tensor t) { return t.t(); }));
+  add("strided slice [4, 9] step 2 in dim 1",
+      same({4, 9}, [](Tensor t) { return t.slice(1, 0, std::nullopt, 2); }));
+  if (arity > 1) {
+    std::vector<Tensor> in;
+    in.push_back(input({3, 1, 5}));
+    for (int k = 1; k < arity; ++k) in.push_back(input({k % 2 ? Shape{4, 1} : Shape{5}}));
+    add("broadcast [3, 1, 5] with [4, 1] / [5]", std::move(in));
+    std::vector<Tensor> in0d;
+    in0d.push_back(input({2, 3}));
+    for (int k = 1; k < arity; ++k) in0d.push_back(input({}));
+    add("tensor with 0-d operands", std::move(in0d));
+  } else {
+    add("expanded [1, 6] to [4, 6]", same({1, 6}, [](Tensor t) { return t.expand({4, 6}); }));
+  }
+  add("larger than L2 [1024, 1100]", same({1024, 1100}, id));
+  return out;
+}
+
+Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
+                       const std::function<double(const std::vector<double>&)>& f) {
+  Shape shape;
+  for (const Tensor& t : inputs) shape = broadcast_shapes(shape, t.sizes(), "reference");
+  std::vector<std::vector<double>> vals;
+  for (const Tensor& t : inputs) vals.push_back(values_of(t.expand(shape)));
+  Expected e{shape, out_dtype, {}};
+  int64_t n = checked_numel(shape, "reference");
+  e.values.resize(n);
+  std::vector<double> args(inputs.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t k = 0; k < inputs.size(); ++k) args[k] = vals[k][i];
+    e.values[i] = round_to_dtype(f(args), out_dtype);
+  }
+  return e;
+}
+
+void run_op_case(const std::string& device_type, const std::string& op, const OpCase& c) {
+  Device device{DeviceType::from_name(device_type), 0};
+  int64_t checked = 0;
+  for (DType dtype : c.dtypes) {
+    for (const Sample& sample : c.samples(dtype)) {
+      std::string where = op + " " + std::string(dtype_name(dtype)) + " " + sample.description +
+                          " on " + device.to_string();
+      INFO(where);
+      std::vector<Tensor> dev_inputs;
+      for (const Tensor& t : sample.inputs) dev_inputs.push_back(to_device_like(t, device));
+      std::vector<Tensor> outs;
+      try {
+        outs = c.run(dev_inputs, sample);
+      } catch (const std::exception& e) {
+        FAIL_CHECK("threw: " << e.what());
+        continue;
+      }
+      std::vector<Expected> expected = c.reference(sample);
+      REQUIRE(outs.size() == expected.size());
+      for (size_t k = 0; k < outs.size(); ++k) {
+        const Tensor& got = outs[k];
+        const Expected& want = expected[k];
+        INFO("output " << k << ": got " << describe(got) << ", want "
+                       << dtype_name(want.dtype) << shape_to_string(want.sizes));
+        CHECK(got.device() == device);
+        CHECK(got.dtype() == want.dtype);
+        CHECK(got.sizes() == want.sizes);
+        if (got.sizes() != want.sizes || got.dtype() != want.dtype) continue;
+        std::vector<double> values = values_of(got);
+        Tolerance tol = c.tolerance ? c.tolerance(dtype, sample) : default_tolerance(want.dtype);
+        size_t bad = values.size();
+        for (size_t i = 0; i < values.size(); ++i) {
+          if (!close(values[i], want.values[i], tol)) {
+            bad = i;
+            break;
+          }
+        }
+        if (bad != values.size()) {
+          FAIL_CHECK("mismatch at flat index " << bad << ": got " << values[bad] << ", want "
+                                               << want.values[bad] << " (rtol " << tol.rtol
+                                               << ", atol " << tol.atol << ")\n  got  "
+                                               << format_values(values, bad) << "\n  want "
+                                               << format_values(want.values, bad));
+        }
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 0);
+  std::printf("conformance: %s on %s: %lld outputs checked\n", op.c_str(),
+              device.to_string().c_str(), static_cast<long long>(checked));
+}
+
+void run_error_cases(const std::string& device_type, const std::string& op,
+                     const std::vector<ErrorCase>& cases) {
+  Device device{DeviceType::from_name(device_type), 0};
+  for (const ErrorCase& c : cases) {
+    INFO(op << ": " << c.description << " on " << device.to_string());
+    bool threw = false;
+    try {
+      c.run(device);
+    } catch (const Error& e) {
+      threw = true;
+      INFO("message: " << e.what());
+      CHECK(error_kind_name(e.kind()) == std::string(error_kind_name(c.kind)));
+      for (const std::string& part : c.message_parts) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains(part));
+      }
+    } catch (const std::exception& e) {
+      threw = true;
+      FAIL_CHECK("threw a non-tessera exception: " << e.what());
+    }
+    if (!threw) FAIL_CHECK("did not throw");
+  }
+}
+
+const std::vector<DType>& all_dtypes() {
+  static const std::vector<DType> v = {DType::kBool, DType::kU8,  DType::kI8,   DType::kI16,
+                                       DType::kI32,  DType::kI64, DType::kF16,  DType::kBF16,
+                                       DType::kF32,  DType::kF64};
+  return v;
+}
+const std::vector<DType>& floating_dtypes() {
+  static const std::vector<DType> v = {DType::kF16, DType::kBF16, DType::kF32, DType::kF64};
+  return v;
+}
+const std::vector<DType>& numeric_dtypes() {
+  static const std::vector<DType> v = {DType::kU8,  DType::kI8,  DType::kI16, DType::kI32, DType::kI64,
+                                       DType::kF16, DType::kBF16, DType::kF32, DType::kF64};
+  return v;
+}
+const std::vector<DType>& integral_dtypes() {
+  static const std::vector<DType> v = {DType::kU8, DType::kI8, DType::kI16, DType::kI32, DType::kI64};
+  return v;
+}
+const std::vector<DType>& integral_and_bool_dtypes() {
+  static const std::vector<DType> v = {DType::kBool, DType::kU8, DType::kI8,
+                                       DType::kI16,  DType::kI32, DType::kI64};
+  return v;
+}
+
+}  // namespace tessera::conformance

@@ -1,0 +1,142 @@
+// The conformance suite: every op, over dtypes and shape classes, on every
+// device, against a naive reference computed in double on the host.
+//
+// An op's cases are written once, as an OpCase, and
+//   TESSERA_CONFORMANCE_OP("add") { return OpCase{...}; }
+// turns them into one Catch2 test case per known device type
+// ("cpu: add", "vulkan: add", ...). A device type that is not linked in,
+// or has no device on this machine, reports its test cases as skipped.
+//   TESSERA_CONFORMANCE_ERRORS("add") { return std::vector<ErrorCase>{...}; }
+// does the same for the op's error cases: each must throw the given error
+// kind with a message containing the given parts.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "runtime/tessera.h"
+#include "tests/support/skip.h"
+
+namespace tessera::conformance {
+
+// The device types the suite knows; each op gets a test case per type.
+inline const std::vector<std::string>& known_device_types() {
+  static const std::vector<std::string> types = {"cpu", "vulkan", "cuda", "template"};
+  return types;
+}
+
+// Values an op must produce: sizes, dtype and row-major values in double.
+struct Expected {
+  Shape sizes;
+  DType dtype;
+  std::vector<double> values;
+};
+
+// One call of an op. Inputs live on the host; the runner moves them to the
+// device under test keeping their layout class (a transposed input stays
+// transposed there; see to_device_like).
+struct Sample {
+  std::string description;
+  std::vector<Tensor> inputs;
+  std::vector<Scalar> scalars;  // op arguments, meaning defined per op
+  Shape dims;                   // dims/sizes argument, meaning per op
+  bool flag = false;            // a boolean argument (keepdim, ...)
+};
+
+struct Tolerance {
+  double rtol;
+  double atol;
+};
+
+// torch.testing.assert_close's defaults for dtype; exact for integers.
+Tolerance default_tolerance(DType dtype);
+
+struct OpCase {
+  std::vector<DType> dtypes;
+  // Samples for one dtype (the shape classes of the op).
+  std::function<std::vector<Sample>(DType)> samples;
+  // Runs the op on the device; `inputs` are the sample's inputs on it.
+  std::function<std::vector<Tensor>(const std::vector<Tensor>& inputs, const Sample&)> run;
+  // The expected outputs, from the sample's host inputs.
+  std::function<std::vector<Expected>(const Sample&)> reference;
+  // Overrides default_tolerance (e.g. scaled by a reduction's length).
+  std::function<Tolerance(DType, const Sample&)> tolerance;
+};
+
+struct ErrorCase {
+  std::string description;
+  std::function<void(Device)> run;  // must throw
+  ErrorKind kind;
+  std::vector<std::string> message_parts;
+};
+
+// -- Inputs.
+// Deterministic host values for dtype: floats in [lo, hi], integers in
+// [lo, hi] clamped to the dtype's range, bools half true.
+Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo = -3.0,
+                  double hi = 3.0);
+// A copy of t on device with the same strides and offset (same storage span).
+Tensor to_device_like(const Tensor& t, Device device);
+// Row-major values of a tensor, in double (on the host).
+std::vector<double> values_of(const Tensor& t);
+
+// Shape classes for an elementwise op with `arity` operands: 0-d,
+// zero-size, contiguous, transposed, strided slice, broadcast (expanded and
+// mixed ranks), and one larger than the L2 cache. Values in [lo, hi].
+std::vector<Sample> elementwise_samples(DType dtype, int arity, double lo = -3.0,
+                                        double hi = 3.0);
+
+// Applies f to each element (row-major) of the broadcast of the inputs.
+Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
+                       const std::function<double(const std::vector<double>&)>& f);
+
+// Rounds v as dtype stores it (so references match 16-bit results and
+// integer wrap-around).
+double round_to_dtype(double v, DType dtype);
+
+// -- The runner, used by the macros.
+void run_op_case(const std::string& device_type, const std::string& op, const OpCase& c);
+void run_error_cases(const std::string& device_type, const std::string& op,
+                     const std::vector<ErrorCase>& cases);
+
+// All dtypes, and common subsets.
+const std::vector<DType>& all_dtypes();
+const std::vector<DType>& floating_dtypes();       // f16 bf16 f32 f64
+const std::vector<DType>& numeric_dtypes();        // all but bool
+const std::vector<DType>& integral_dtypes();       // u8 i8 i16 i32 i64
+const std::vector<DType>& integral_and_bool_dtypes();
+
+}  // namespace tessera::conformance
+
+#define TESSERA_CONF_CAT2(a, b) a##b
+#define TESSERA_CONF_CAT(a, b) TESSERA_CONF_CAT2(a, b)
+
+#define TESSERA_CONF_DEVICE_CASE(kind, index, op, fn, runner)                        \
+  TEST_CASE(::tessera::conformance::known_device_types()[index] + ": " op kind) {     \
+    const std::string& type = ::tessera::conformance::known_device_types()[index];   \
+    if (!::tessera::DeviceRegistry::instance().find(type) ||                         \
+        ::tessera::DeviceRegistry::instance().find(type)->device_count() == 0) {     \
+      TESSERA_SKIP("no " + type + " device on this machine");                        \
+    }                                                                                \
+    ::tessera::conformance::runner(type, op, fn());                                  \
+  }
+
+#define TESSERA_CONF_DEFINE(kind, op, ret, runner, fn)          \
+  static ret fn();                                              \
+  TESSERA_CONF_DEVICE_CASE(kind, 0, op, fn, runner)             \
+  TESSERA_CONF_DEVICE_CASE(kind, 1, op, fn, runner)             \
+  TESSERA_CONF_DEVICE_CASE(kind, 2, op, fn, runner)             \
+  TESSERA_CONF_DEVICE_CASE(kind, 3, op, fn, runner)             \
+  static ret fn()
+
+#define TESSERA_CONFORMANCE_OP(op)                                         \
+  TESSERA_CONF_DEFINE("", op, ::tessera::conformance::OpCase, run_op_case, \
+                      TESSERA_CONF_CAT(tessera_conformance_op_, __LINE__))
+
+#define TESSERA_CONFORMANCE_ERRORS(op)                                                   \
+  TESSERA_CONF_DEFINE(" errors", op, std::vector<::tessera::conformance::ErrorCase>,     \
+                      run_error_cases, TESSERA_CONF_CAT(tessera_conformance_errors_, __LINE__))
