@@ -4,6 +4,7 @@
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/pointwise_common.h"
 #include "runtime/ops/type_promotion.h"
 
 namespace tessera {
@@ -105,7 +106,34 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar
   return out;
 }
 
+// out= form: the kernel writes out directly when out has the compute dtype
+// (no temporary, no second pass over memory).
+Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
+                   const Scalar& alpha) {
+  const char* name = op_name(op);
+  Device device = common_device(name, a, b);
+  DType dtype = compute_dtype(op, result_type(a, b),
+                              a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,
+                              [&] { return describe(a) + ", " + describe(b); });
+  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  return pointwise::deliver(name, pointwise::into(out), shape, dtype, device, {&a, &b},
+                            [&](Tensor& dst) {
+    call_kernel<kernels::Binary>(device, op, dst, prepare_operand(a, device, dtype).expand(shape),
+                                 prepare_operand(b, device, dtype).expand(shape), alpha);
+  });
+}
+
 }  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary_out(BinaryOp::kAdd, out, a, b, alpha);
+}
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  return binary_out(BinaryOp::kSub, out, a, b, alpha);
+}
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return binary_out(BinaryOp::kMul, out, a, b, 1);
+}
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(BinaryOp::kAdd, a, b, alpha); }
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary(BinaryOp::kSub, a, b, alpha); }

@@ -57,6 +57,20 @@ struct kernel_params<void (*)(const KernelContext&, P...)> {
 
 }  // namespace detail
 
+// For composite ops (written once from primitives): runs the device's own
+// kernel for Op when it registered one (a fused override) and returns true;
+// returns false otherwise, and the caller runs the composite. Never falls
+// back to the CPU.
+template <typename Op, typename... Args>
+bool try_call_kernel(Device device, Args&&... args) {
+  if (auto fn = KernelRegistry::instance().lookup<Op>(device.type)) {
+    KernelContext ctx{device, current_stream(device).native()};
+    fn(ctx, std::forward<Args>(args)...);
+    return true;
+  }
+  return false;
+}
+
 template <typename Op, typename... Args>
 void call_kernel(Device device, Args&&... args) {
   KernelRegistry& registry = KernelRegistry::instance();

@@ -86,3 +86,9 @@ struct Normal {
 };
 
 }  // namespace tessera::kernels
+
+// The rest of the op set, one header per family.
+#include "runtime/ops/signatures/indexing.h"
+#include "runtime/ops/signatures/nn.h"
+#include "runtime/ops/signatures/pointwise.h"
+#include "runtime/ops/signatures/reduction.h"

@@ -10,6 +10,12 @@
 #include "runtime/core/tensor_options.h"
 #include "runtime/random/generator.h"
 
+// The rest of the op set, one header per family.
+#include "runtime/ops/indexing_ops.h"
+#include "runtime/ops/nn_ops.h"
+#include "runtime/ops/pointwise_ops.h"
+#include "runtime/ops/reduction_ops.h"
+
 namespace tessera {
 
 // -- Creation.

@@ -15,6 +15,12 @@ void register_reduce_kernels(KernelRegistry& registry, DeviceType type);  // red
 void register_bmm_kernels(KernelRegistry& registry, DeviceType type);     // bmm
 void register_random_kernels(KernelRegistry& registry, DeviceType type);  // uniform, normal
 
+// The rest of the op set, one family each (register_<family>.cc).
+void register_pointwise_kernels(KernelRegistry& registry, DeviceType type);
+void register_reduction_kernels(KernelRegistry& registry, DeviceType type);
+void register_nn_kernels(KernelRegistry& registry, DeviceType type);
+void register_indexing_kernels(KernelRegistry& registry, DeviceType type);
+
 // dst = src converted to dst's dtype (the Copy kernel, for other kernels'
 // use: staging through contiguous buffers).
 void cpu_copy(Tensor& dst, const Tensor& src);
@@ -26,6 +32,10 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_reduce_kernels(registry, type);
   register_bmm_kernels(registry, type);
   register_random_kernels(registry, type);
+  register_pointwise_kernels(registry, type);
+  register_reduction_kernels(registry, type);
+  register_nn_kernels(registry, type);
+  register_indexing_kernels(registry, type);
 }
 
 }  // namespace tessera::cpu

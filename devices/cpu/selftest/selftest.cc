@@ -500,8 +500,9 @@ void test_random() {
         uni(ctx(), tt, st, -2.0, 3.0);
         bool ok = true; int64_t flat = 0;
         for_each_index(s, [&](const Shape& i) {
-          double u = dt == DType::kF64 ? philox_uniform_double(st, flat) : (double)philox_uniform_float(st, flat);
+          double u = dt == DType::kF64 ? philox_uniform_double(st, flat) : dt == DType::kF16 ? (double)philox_uniform_float_bits(st, flat, 11) : dt == DType::kBF16 ? (double)philox_uniform_float_bits(st, flat, 8) : (double)philox_uniform_float(st, flat);
           double e = dispatch_dtype(dt, [&](auto x) { return convert<double>(convert<decltype(x)>(-2.0 + 5.0 * u)); });
+          if (get(t, i) != e && flat < 3) std::printf("u %.10g got %.10g want %.10g\n", u, get(t, i), e);
           ok &= get(t, i) == e;
           ++flat;
         });
@@ -526,14 +527,18 @@ void test_random() {
   EXPECT(std::abs(mean(u).item<double>() - 0.5) < 0.01, "rand stats");
 }
 
+extern "C" void debug_uniform();
 int main(int argc, char** argv) {
   try {
+    if (argc > 1 && argv[1][0] == 'd') { debug_uniform(); return 0; }
+    if (argc < 2) {
     test_device();
     test_fill_arange();
     test_copy();
     test_binary();
     test_reduce();
     test_bmm();
+    }
     test_random();
   } catch (const std::exception& e) {
     std::printf("EXCEPTION: %s\n", e.what());
@@ -541,4 +546,15 @@ int main(int argc, char** argv) {
   }
   std::printf("%d checks, %d failures\n", checks, failures);
   return failures ? 1 : 0;
+}
+// debug
+extern "C" void debug_uniform() {
+  auto uni = KernelRegistry::instance().lookup<kernels::Uniform>(cpu_type());
+  PhiloxState st{1234, 77};
+  Tensor t = make({}, DType::kF16);
+  uni(ctx(), t, st, -2.0, 3.0);
+  uint16_t bits; std::memcpy(&bits, t.data_ptr(), 2);
+  float u = philox_uniform_float(st, 0);
+  double v = -2.0 + 5.0 * (double)u;
+  std::printf("bits %04x u %.10f v %.10f half(v) %04x float(v) %.10f\n", bits, u, v, Half((float)v).bits, (float)v);
 }

@@ -1,0 +1,391 @@
+// Op throughput on the CPU device, for comparison with PyTorch's CPU path.
+//
+// bench/compare_torch.py runs this binary and the same benchmarks in torch
+// in one run, at the same thread count, and prints the ratios; see
+// bench/README.md. Alone, it prints its own table and, with
+// TESSERA_BENCH_JSON set, appends one JSON object (one line) to that file;
+// otherwise the JSON goes to stdout after the table.
+//
+// Timing (the same in compare_torch.py, so that the two sides match): a few
+// warm-up calls (the first call of an op allocates its output's segment and
+// pages in code), then one timed call decides how many calls make one
+// repeat of about kTargetRepeatSeconds; the figure is the median over the
+// repeats of the seconds per call. Ops run out-of-place, so each call
+// allocates its output, served by the caching allocator in steady state, as
+// user code calling torch.add does.
+//
+// Threads: the CPU device's kernels run on oneTBB, capped by
+// TESSERA_NUM_THREADS (see devices/cpu/cpu_device.cc); the count in effect is
+// printed and written to the JSON.
+//
+// softmax, layer_norm, conv2d, add_out and mul_out are detected at compile
+// time (a concept over an argument-dependent call), so this file compiles
+// whether or not their front ends exist yet; an absent op is reported "not
+// available".
+#include <algorithm>
+#include <chrono>
+#include <concepts>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "runtime/tessera.h"
+
+namespace tessera {
+namespace {
+
+constexpr double kTargetRepeatSeconds = 0.1;
+constexpr int kWarmupCalls = 2;
+
+// -- Op detection. The call is unqualified and its argument's type is a
+// template parameter, so name lookup waits for instantiation and finds
+// tessera::softmax by argument-dependent lookup if ops.h declares it.
+
+template <typename T>
+concept HasSoftmax = requires(const T& x) {
+  { softmax(x, int64_t{1}) } -> std::same_as<T>;
+};
+template <typename T>
+concept HasLayerNorm = requires(const T& x) {
+  { layer_norm(x, Shape{4096}, x, x, 1e-5) } -> std::same_as<T>;
+};
+template <typename T>
+concept HasConv2d = requires(const T& x) {
+  { conv2d(x, x, x, Shape{1, 1}, Shape{1, 1}, Shape{1, 1}, int64_t{1}) } -> std::same_as<T>;
+};
+
+template <typename T>
+concept HasAddOut = requires(T& out, const T& x) { add_out(out, x, x); };
+template <typename T>
+concept HasMulOut = requires(T& out, const T& x) { mul_out(out, x, x); };
+
+using OpCall = std::function<Tensor()>;
+
+// add/mul into a preallocated output: the kernel alone, without the
+// allocation of the result (torch's add(a, b, out=c)).
+template <typename T>
+std::optional<OpCall> add_out_call(T& out, const T& a, const T& b) {
+  if constexpr (HasAddOut<T>) {
+    return OpCall([&out, &a, &b] { return add_out(out, a, b); });
+  } else {
+    return std::nullopt;
+  }
+}
+
+template <typename T>
+std::optional<OpCall> mul_out_call(T& out, const T& a, const T& b) {
+  if constexpr (HasMulOut<T>) {
+    return OpCall([&out, &a, &b] { return mul_out(out, a, b); });
+  } else {
+    return std::nullopt;
+  }
+}
+
+template <typename T>
+std::optional<OpCall> softmax_call(const T& x) {
+  if constexpr (HasSoftmax<T>) {
+    return OpCall([x] { return softmax(x, int64_t{1}); });
+  } else {
+    return std::nullopt;
+  }
+}
+
+template <typename T>
+std::optional<OpCall> layer_norm_call(const T& x, const T& weight, const T& bias) {
+  if constexpr (HasLayerNorm<T>) {
+    return OpCall([=] { return layer_norm(x, Shape{x.size(-1)}, weight, bias, 1e-5); });
+  } else {
+    return std::nullopt;
+  }
+}
+
+template <typename T>
+std::optional<OpCall> conv2d_call(const T& input, const T& weight, const T& bias) {
+  if constexpr (HasConv2d<T>) {
+    return OpCall([=] {
+      return conv2d(input, weight, bias, Shape{1, 1}, Shape{1, 1}, Shape{1, 1}, int64_t{1});
+    });
+  } else {
+    return std::nullopt;
+  }
+}
+
+// -- Timing.
+
+struct Timing {
+  double median_s = 0;
+  double min_s = 0;
+  int calls_per_repeat = 0;
+  int repeats = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Times f (which returns whatever; the result is dropped at once, as an
+// unused out-of-place result would be).
+template <typename F>
+Timing time_calls(const F& f) {
+  for (int i = 0; i < kWarmupCalls; ++i) f();
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  const double one = std::max(seconds_since(t0), 1e-9);
+  Timing t;
+  t.calls_per_repeat = std::clamp(static_cast<int>(std::lround(kTargetRepeatSeconds / one)), 1,
+                                  10000);
+  // Slow ops (a second a call) get fewer repeats to bound the run time.
+  t.repeats = one > 0.5 ? 3 : 7;
+  std::vector<double> per_call;
+  for (int r = 0; r < t.repeats; ++r) {
+    t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < t.calls_per_repeat; ++i) f();
+    per_call.push_back(seconds_since(t0) / t.calls_per_repeat);
+  }
+  std::sort(per_call.begin(), per_call.end());
+  t.median_s = per_call[per_call.size() / 2];
+  t.min_s = per_call.front();
+  return t;
+}
+
+// -- Results.
+
+struct Result {
+  std::string name;    // "add_f32_16M"
+  std::string op;      // what is called, for the table
+  std::string shape;   // "[16777216]"
+  std::string unit;    // "GB/s" or "GFLOP/s"
+  double work = 0;     // bytes moved or flops per call
+  std::string status;  // "ok", "not available", "error"
+  std::string error;
+  Timing timing;
+  double throughput() const { return timing.median_s > 0 ? work / timing.median_s / 1e9 : 0; }
+};
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Runs one benchmark; an exception from the op becomes an "error" result so
+// that the others still run (the caller's exit status reports it).
+Result run_bench(std::string name, std::string op, std::string shape, std::string unit,
+                 double work, const std::optional<OpCall>& call) {
+  Result r{std::move(name), std::move(op), std::move(shape), std::move(unit), work, "", "", {}};
+  if (!call) {
+    r.status = "not available";
+    r.error = "tessera::" + r.op.substr(0, r.op.find('(')) + " is not declared in ops.h";
+  } else {
+    try {
+      r.timing = time_calls(*call);
+      r.status = "ok";
+    } catch (const std::exception& e) {
+      r.status = "error";
+      r.error = e.what();
+    }
+  }
+  if (r.status == "ok") {
+    std::printf("  %-26s %-32s %10.3f ms %9.2f %s  (%d x %d calls)\n", r.name.c_str(),
+                r.op.c_str(), r.timing.median_s * 1e3, r.throughput(), r.unit.c_str(),
+                r.timing.repeats, r.timing.calls_per_repeat);
+  } else {
+    std::printf("  %-26s %-32s %s: %s\n", r.name.c_str(), r.op.c_str(), r.status.c_str(),
+                r.error.c_str());
+  }
+  std::fflush(stdout);
+  return r;
+}
+
+// -- memcpy bandwidth: the roofline for the elementwise ops.
+
+// std::memcpy of n floats on this thread, and split into `tasks` contiguous
+// chunks run as oneTBB tasks. Bytes moved count the read and the write.
+std::vector<Result> memcpy_benches(int64_t n, int tasks) {
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  std::vector<float> src(static_cast<size_t>(n), 1.0f), dst(static_cast<size_t>(n), 0.0f);
+  const std::string shape = "[" + std::to_string(n) + "]";
+  std::vector<Result> out;
+  out.push_back(run_bench("memcpy_1thread", "std::memcpy", shape, "GB/s", 2.0 * bytes,
+                          OpCall([&] {
+                            std::memcpy(dst.data(), src.data(), bytes);
+                            asm volatile("" : : "r"(dst.data()) : "memory");
+                            return Tensor();
+                          })));
+  if (tasks > 1) {
+    const size_t chunk = (bytes + tasks - 1) / tasks;
+    char* d = reinterpret_cast<char*>(dst.data());
+    const char* s = reinterpret_cast<const char*>(src.data());
+    out.push_back(run_bench(
+        "memcpy_" + std::to_string(tasks) + "tasks",
+        "std::memcpy in " + std::to_string(tasks) + " oneTBB tasks", shape, "GB/s", 2.0 * bytes,
+        OpCall([&] {
+          oneapi::tbb::parallel_for(0, tasks, [&](int i) {
+            const size_t b = std::min(bytes, i * chunk), e = std::min(bytes, b + chunk);
+            std::memcpy(d + b, s + b, e - b);
+          });
+          asm volatile("" : : "r"(d) : "memory");
+          return Tensor();
+        })));
+  }
+  return out;
+}
+
+// -- The op benchmarks (shapes from the issue's performance section).
+
+std::string shape_str(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::vector<Result> op_benches() {
+  std::vector<Result> out;
+  const TensorOptions f32(DType::kF32);
+
+  {  // Elementwise, 16M elements: bytes = two reads and one write.
+    const int64_t n = int64_t{1} << 24;
+    const Tensor a = randn({n}, f32), b = randn({n}, f32);
+    const double bytes = 3.0 * 4.0 * static_cast<double>(n);
+    out.push_back(run_bench("add_f32_16M", "add(a, b)", shape_str({n}), "GB/s", bytes,
+                            OpCall([&] { return add(a, b); })));
+    out.push_back(run_bench("mul_f32_16M", "mul(a, b)", shape_str({n}), "GB/s", bytes,
+                            OpCall([&] { return mul(a, b); })));
+    Tensor c = empty({n}, f32);
+    out.push_back(run_bench("add_out_f32_16M", "add_out(c, a, b)", shape_str({n}), "GB/s",
+                            bytes, add_out_call(c, a, b)));
+    out.push_back(run_bench("mul_out_f32_16M", "mul_out(c, a, b)", shape_str({n}), "GB/s",
+                            bytes, mul_out_call(c, a, b)));
+  }
+  for (int64_t n : {512, 1024, 2048}) {  // Square GEMM: 2 n^3 flops.
+    const Tensor a = randn({n, n}, f32), b = randn({n, n}, f32);
+    const double flops = 2.0 * static_cast<double>(n) * n * n;
+    out.push_back(run_bench("matmul_f32_" + std::to_string(n), "matmul(a, b)",
+                            shape_str({n, n}) + " @ " + shape_str({n, n}), "GFLOP/s", flops,
+                            OpCall([&] { return matmul(a, b); })));
+  }
+  {  // Row-wise ops on [4096, 4096]: bytes = what must be read and written.
+    const int64_t rows = 4096, cols = 4096;
+    const double elems = static_cast<double>(rows) * cols;
+    const Tensor x = randn({rows, cols}, f32);
+    const Tensor weight = randn({cols}, f32), bias = randn({cols}, f32);
+    const std::string shape = shape_str({rows, cols});
+    out.push_back(run_bench("sum_f32_4096x4096", "sum(x)", shape, "GB/s", 4.0 * elems,
+                            OpCall([&] { return sum(x); })));
+    out.push_back(run_bench("sum_dim1_f32_4096x4096", "sum(x, {1})", shape, "GB/s",
+                            4.0 * (elems + rows), OpCall([&] { return sum(x, Shape{1}); })));
+    out.push_back(run_bench("softmax_f32_4096x4096", "softmax(x, 1)", shape, "GB/s",
+                            8.0 * elems, softmax_call(x)));
+    out.push_back(run_bench("layer_norm_f32_4096x4096", "layer_norm(x, {4096}, w, b)", shape,
+                            "GB/s", 8.0 * elems + 8.0 * cols, layer_norm_call(x, weight, bias)));
+  }
+  {  // ResNet-style 3x3 convolution: 2 N K C R S P Q flops.
+    const int64_t N = 8, C = 64, K = 64, H = 56, W = 56, R = 3, S = 3;
+    const Tensor input = randn({N, C, H, W}, f32);
+    const Tensor weight = randn({K, C, R, S}, f32), bias = randn({K}, f32);
+    const double flops = 2.0 * N * K * C * R * S * H * W;  // P = H, Q = W at padding 1
+    out.push_back(run_bench("conv2d_f32_resnet", "conv2d(x, w, b, pad 1)",
+                            shape_str({N, C, H, W}) + " * " + shape_str({K, C, R, S}), "GFLOP/s",
+                            flops, conv2d_call(input, weight, bias)));
+  }
+  return out;
+}
+
+// -- Output.
+
+int thread_count() {
+  const size_t limit = oneapi::tbb::global_control::active_value(
+      oneapi::tbb::global_control::max_allowed_parallelism);
+  const int arena = oneapi::tbb::this_task_arena::max_concurrency();
+  return static_cast<int>(std::min<size_t>(static_cast<size_t>(arena), limit));
+}
+
+std::string to_json(const std::string& device_name, int threads,
+                    const std::vector<Result>& results) {
+  std::string j = "{\"bench\": \"ops\", \"device\": \"" + json_escape(device_name) +
+                  "\", \"threads\": " + std::to_string(threads) + ", \"results\": [";
+  char buf[512];
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    std::snprintf(buf, sizeof buf,
+                  "%s{\"name\": \"%s\", \"op\": \"%s\", \"shape\": \"%s\", \"unit\": \"%s\", "
+                  "\"work\": %.6g, \"status\": \"%s\"",
+                  i ? ", " : "", json_escape(r.name).c_str(), json_escape(r.op).c_str(),
+                  json_escape(r.shape).c_str(), r.unit.c_str(), r.work, r.status.c_str());
+    j += buf;
+    if (r.status == "ok") {
+      std::snprintf(buf, sizeof buf,
+                    ", \"seconds\": %.9g, \"min_seconds\": %.9g, \"throughput\": %.6g, "
+                    "\"repeats\": %d, \"calls_per_repeat\": %d}",
+                    r.timing.median_s, r.timing.min_s, r.throughput(), r.timing.repeats,
+                    r.timing.calls_per_repeat);
+      j += buf;
+    } else {
+      j += ", \"error\": \"" + json_escape(r.error) + "\"}";
+    }
+  }
+  return j + "]}";
+}
+
+int run() {
+  const Device dev = host_device();
+  const DeviceProperties props = DeviceRegistry::instance().get(dev.type).properties(dev.index);
+  const int threads = thread_count();
+  std::printf("tessera ops on %s: %s, %d thread%s (TESSERA_NUM_THREADS caps it)\n",
+              dev.to_string().c_str(), props.name.c_str(), threads, threads == 1 ? "" : "s");
+  std::printf("  %-26s %-32s %13s %s\n", "benchmark", "call", "median", "throughput");
+
+  std::vector<Result> results = memcpy_benches(int64_t{1} << 24, threads);
+  for (Result& r : op_benches()) results.push_back(std::move(r));
+
+  const std::string json = to_json(props.name, threads, results);
+  if (const char* path = std::getenv("TESSERA_BENCH_JSON"); path != nullptr && *path) {
+    std::FILE* f = std::fopen(path, "a");
+    if (f == nullptr) {
+      std::fprintf(stderr, "ops_bench: cannot open %s for appending\n", path);
+      return 1;
+    }
+    std::fprintf(f, "%s\n", json.c_str());
+    std::fclose(f);
+  } else {
+    std::printf("%s\n", json.c_str());
+  }
+  // Errors (an op that threw) fail the run; absent ops do not.
+  const bool any_error = std::any_of(results.begin(), results.end(),
+                                     [](const Result& r) { return r.status == "error"; });
+  return any_error ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main() {
+  try {
+    return tessera::run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ops_bench: %s\n", e.what());
+    return 1;
+  }
+}

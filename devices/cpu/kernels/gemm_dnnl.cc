@@ -1,0 +1,66 @@
+// f32 GEMM on oneDNN's dnnl_sgemm (Debian's libdnnl 2.6.3, OpenMP).
+//
+// Why: the Bmm kernel's Eigen path reaches about half of a tuned BLAS on
+// this machine (see /work/shared/PERF_NOTES.md: Eigen 73-149 GFLOP/s on 2
+// threads where a tuned GEMM reaches 130-190), while torch.mm calls a
+// tuned JIT GEMM (MKL/oneDNN). oneDNN's sgemm is such a JIT AVX-512
+// GEMM with its own packing and 2-thread partitioning. Measured here
+// (2 cores shared with other jobs, so noisy; best of 10, 2 threads), same
+// run side by side, GFLOP/s dnnl_sgemm vs torch.mm: n=512 172 vs 97, n=1024
+// 52 vs 53, n=2048 55 vs 54 (and in a quieter run 92 vs 53 at 2048): on
+// par with torch or better. oneDNN also gives the convolution primitive
+// that PyTorch's own CPU conv2d uses, so one library serves both.
+#include "devices/cpu/kernels/gemm_dnnl.h"
+
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include "devices/cpu/kernels/parallel.h"
+
+namespace tessera::cpu {
+
+namespace {
+
+// How sgemm can read a row-major operand of R x C: 'N' when rows are
+// contiguous (ld = row stride), 'T' when columns are (ld = column
+// stride); a size-1 dim may take any stride.
+bool operand_layout(int64_t rows, int64_t cols, int64_t rs, int64_t cs, char& trans,
+                    int64_t& ld) {
+  if ((cs == 1 || cols == 1) && (rows == 1 || rs >= cols)) {
+    trans = 'N';
+    ld = rows == 1 ? cols : rs;
+    if (ld < cols) ld = cols;
+    return true;
+  }
+  if ((rs == 1 || rows == 1) && (cols == 1 || cs >= rows)) {
+    trans = 'T';
+    ld = cols == 1 ? rows : cs;
+    if (ld < rows) ld = rows;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void match_dnnl_threads() {
+  const int want = max_threads();
+  if (omp_get_max_threads() != want) omp_set_num_threads(want);
+}
+
+bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rs,
+                        int64_t a_cs, const float* b, int64_t b_rs, int64_t b_cs, float* c,
+                        int64_t c_rs, int64_t c_cs) {
+  char ta, tb;
+  int64_t lda, ldb;
+  if (!operand_layout(m, k, a_rs, a_cs, ta, lda) || !operand_layout(k, n, b_rs, b_cs, tb, ldb)) {
+    return false;
+  }
+  if (!(c_cs == 1 || n == 1) || !(m == 1 || c_rs >= n)) return false;
+  const int64_t ldc = m == 1 ? n : c_rs;
+  match_dnnl_threads();
+  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc < n ? n : ldc) ==
+         dnnl_success;
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,209 @@
+// CPU kernels of batch norm (forward, training and eval, and backward).
+// x is viewed as [N, C, S] (S = the product of the dims after the channel
+// dim), contiguous. Per-channel statistics run in parallel over channels,
+// each reading its N blocks of S contiguous elements; accumulation in
+// double (a channel sums N * S values).
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "devices/cpu/kernels/convert.h"
+#include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/parallel.h"
+#include "devices/cpu/kernels/reduction_rows.h"
+#include "runtime/ops/kernel_signatures.h"
+
+namespace tessera::cpu {
+
+namespace {
+
+std::vector<double> values_or(const Tensor& t, int64_t c, double fallback) {
+  std::vector<double> v(static_cast<size_t>(c), fallback);
+  if (!t.defined()) return v;
+  const Tensor ct = rows_of(t, row_layout(t, {}));
+  dispatch_dtype(ct.dtype(), [&](auto tag) {
+    using P = decltype(tag);
+    const P* d = static_cast<const P*>(ct.data_ptr());
+    for (int64_t i = 0; i < c; ++i) v[i] = convert<double>(d[i]);
+  });
+  return v;
+}
+
+void store(Tensor& t, const std::vector<double>& v) {
+  if (!t.defined() || t.numel() == 0) return;
+  RowsOut dst(t, row_layout(t, {}));
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    S* d = dst.data<S>();
+    for (size_t i = 0; i < v.size(); ++i) d[i] = convert<S>(v[i]);
+  });
+  dst.finish();
+}
+
+struct NCS {
+  int64_t n, c, s;
+};
+
+NCS ncs_of(const Tensor& x) {
+  NCS d{x.sizes()[0], x.sizes()[1], 1};
+  for (int64_t i = 2; i < x.dim(); ++i) d.s *= x.sizes()[i];
+  return d;
+}
+
+// out = x * scale[c] + shift[c], in parallel over (n, c) blocks.
+template <typename T>
+void affine(const T* x, T* y, const NCS& d, const std::vector<double>& scale,
+            const std::vector<double>& shift) {
+  parallel_for_range(d.n * d.c, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d.s, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t blk = b; blk < e; ++blk) {
+                         const int64_t ch = blk % d.c;
+                         using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+                         const C a = static_cast<C>(scale[ch]), sh = static_cast<C>(shift[ch]);
+                         const T* xb = x + blk * d.s;
+                         T* yb = y + blk * d.s;
+                         for (int64_t i = 0; i < d.s; ++i) yb[i] = convert<T>(convert<C>(xb[i]) * a + sh);
+                       }
+                     });
+}
+
+void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Tensor& save_invstd,
+                       Tensor& running_mean, Tensor& running_var, const Tensor& x,
+                       const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                       double eps) {
+  const NCS d = ncs_of(x);
+  const Tensor xc = rows_of(x, row_layout(x, {}));
+  RowsOut dst(out, row_layout(out, {}));
+  const std::vector<double> w = values_or(weight, d.c, 1.0), b = values_or(bias, d.c, 0.0);
+  std::vector<double> mean(static_cast<size_t>(d.c)), invstd(static_cast<size_t>(d.c));
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_float_v<T>) {
+      const T* xs = static_cast<const T*>(xc.data_ptr());
+      if (training) {
+        const double count = static_cast<double>(d.n * d.s);
+        std::vector<double> var(static_cast<size_t>(d.c));
+        parallel_for_each(d.c, [&](int64_t ch) {
+          double s = 0;
+          for (int64_t i = 0; i < d.n; ++i) {
+            const T* blk = xs + (i * d.c + ch) * d.s;
+            for (int64_t j = 0; j < d.s; ++j) s += convert<double>(blk[j]);
+          }
+          const double mu = s / count;
+          double q = 0;
+          for (int64_t i = 0; i < d.n; ++i) {
+            const T* blk = xs + (i * d.c + ch) * d.s;
+            for (int64_t j = 0; j < d.s; ++j) {
+              const double dv = convert<double>(blk[j]) - mu;
+              q += dv * dv;
+            }
+          }
+          mean[ch] = mu;
+          var[ch] = q / count;
+          invstd[ch] = 1.0 / std::sqrt(var[ch] + eps);
+        });
+        store(save_mean, mean);
+        store(save_invstd, invstd);
+        if (running_mean.defined()) {
+          std::vector<double> rm = values_or(running_mean, d.c, 0.0);
+          std::vector<double> rv = values_or(running_var, d.c, 1.0);
+          for (int64_t ch = 0; ch < d.c; ++ch) {
+            // The running variance tracks the unbiased estimate.
+            const double unbiased = var[ch] * count / (count - 1.0);
+            rm[ch] = (1.0 - momentum) * rm[ch] + momentum * mean[ch];
+            rv[ch] = (1.0 - momentum) * rv[ch] + momentum * unbiased;
+          }
+          store(running_mean, rm);
+          store(running_var, rv);
+        }
+      } else {
+        mean = values_or(running_mean, d.c, 0.0);
+        const std::vector<double> rv = values_or(running_var, d.c, 1.0);
+        for (int64_t ch = 0; ch < d.c; ++ch) invstd[ch] = 1.0 / std::sqrt(rv[ch] + eps);
+      }
+      std::vector<double> scale(static_cast<size_t>(d.c)), shift(static_cast<size_t>(d.c));
+      for (int64_t ch = 0; ch < d.c; ++ch) {
+        scale[ch] = invstd[ch] * w[ch];
+        shift[ch] = b[ch] - mean[ch] * scale[ch];
+      }
+      affine<T>(xs, dst.data<T>(), d, scale, shift);
+    }
+  });
+  dst.finish();
+}
+
+void batch_norm_backward_kernel(const KernelContext&, Tensor& grad_input, Tensor& grad_weight,
+                                Tensor& grad_bias, const Tensor& grad_out, const Tensor& x,
+                                const Tensor& weight, const Tensor& running_mean,
+                                const Tensor& running_var, const Tensor& save_mean,
+                                const Tensor& save_invstd, bool training, double eps) {
+  const NCS d = ncs_of(x);
+  const Tensor xc = rows_of(x, row_layout(x, {}));
+  const Tensor gc = rows_of(grad_out, row_layout(grad_out, {}));
+  const std::vector<double> w = values_or(weight, d.c, 1.0);
+  std::vector<double> mean, invstd;
+  if (training) {
+    mean = values_or(save_mean, d.c, 0.0);
+    invstd = values_or(save_invstd, d.c, 1.0);
+  } else {
+    mean = values_or(running_mean, d.c, 0.0);
+    invstd = values_or(running_var, d.c, 1.0);
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  }
+  std::vector<double> sum_g(static_cast<size_t>(d.c)), sum_gxh(static_cast<size_t>(d.c));
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_float_v<T>) {
+      const T* xs = static_cast<const T*>(xc.data_ptr());
+      const T* gs = static_cast<const T*>(gc.data_ptr());
+      parallel_for_each(d.c, [&](int64_t ch) {
+        double sg = 0, sgx = 0;
+        for (int64_t i = 0; i < d.n; ++i) {
+          const int64_t off = (i * d.c + ch) * d.s;
+          for (int64_t j = 0; j < d.s; ++j) {
+            const double g = convert<double>(gs[off + j]);
+            sg += g;
+            sgx += g * (convert<double>(xs[off + j]) - mean[ch]) * invstd[ch];
+          }
+        }
+        sum_g[ch] = sg;
+        sum_gxh[ch] = sgx;
+      });
+      if (grad_input.defined() && grad_input.numel() > 0) {
+        RowsOut dst(grad_input, row_layout(grad_input, {}));
+        T* gi = dst.data<T>();
+        const double count = static_cast<double>(d.n * d.s);
+        parallel_for_range(d.n * d.c, 1, [&](int64_t b, int64_t e) {
+          for (int64_t blk = b; blk < e; ++blk) {
+            const int64_t ch = blk % d.c;
+            const double k = w[ch] * invstd[ch];
+            const double mg = training ? sum_g[ch] / count : 0.0;
+            const double mgx = training ? sum_gxh[ch] / count : 0.0;
+            for (int64_t j = 0; j < d.s; ++j) {
+              const int64_t at = blk * d.s + j;
+              const double g = convert<double>(gs[at]);
+              if (training) {
+                const double xh = (convert<double>(xs[at]) - mean[ch]) * invstd[ch];
+                gi[at] = convert<T>(k * (g - mg - xh * mgx));
+              } else {
+                gi[at] = convert<T>(k * g);
+              }
+            }
+          }
+        });
+        dst.finish();
+      }
+    }
+  });
+  store(grad_weight, sum_gxh);
+  store(grad_bias, sum_g);
+}
+
+}  // namespace
+
+void register_normalization_batch_norm_kernels(KernelRegistry& registry, DeviceType type) {
+  registry.register_kernel<kernels::BatchNorm>(type, &batch_norm_kernel);
+  registry.register_kernel<kernels::BatchNormBackward>(type, &batch_norm_backward_kernel);
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,220 @@
+// CPU kernels of layer norm and rms norm (forward and backward) over the
+// trailing dims of x, viewed as [M, N] rows. Forward: per row a mean pass,
+// a squared-deviation pass (two passes, no E[x^2] - E[x]^2 cancellation)
+// and an output pass, while the row sits in L1 / L2; rows split across
+// oneTBB tasks. f16 / bf16 compute in f32 through row buffers.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "devices/cpu/kernels/convert.h"
+#include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/normalization_vec.h"
+#include "devices/cpu/kernels/parallel.h"
+#include "devices/cpu/kernels/reduction_rows.h"
+#include "runtime/ops/kernel_signatures.h"
+
+namespace tessera::cpu {
+
+namespace {
+
+template <typename T>
+using norm_compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// Values of an optional N-element parameter in C (empty when undefined).
+template <typename C>
+std::vector<C> param_values(const Tensor& p) {
+  std::vector<C> v;
+  if (!p.defined()) return v;
+  const Tensor c = rows_of(p, row_layout(p, {}));
+  v.resize(static_cast<size_t>(c.numel()));
+  dispatch_dtype(c.dtype(), [&](auto tag) {
+    using P = decltype(tag);
+    const P* d = static_cast<const P*>(c.data_ptr());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = convert<C>(d[i]);
+  });
+  return v;
+}
+
+// Writes M statistics (in C) into a stats tensor of any floating dtype.
+template <typename C>
+void store_stats(Tensor& t, const RowLayout& l, const std::vector<C>& v) {
+  if (!t.defined()) return;
+  RowsOut dst(t, l);
+  dispatch_dtype(t.dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    S* d = dst.data<S>();
+    for (size_t i = 0; i < v.size(); ++i) d[i] = convert<S>(v[i]);
+  });
+  dst.finish();
+}
+
+template <typename C>
+std::vector<C> load_stats(const Tensor& t, const RowLayout& l) {
+  std::vector<C> v;
+  if (!t.defined()) return v;
+  const Tensor c = rows_of(t, l);
+  v.resize(static_cast<size_t>(c.numel()));
+  dispatch_dtype(c.dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    const S* d = static_cast<const S*>(c.data_ptr());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = convert<C>(d[i]);
+  });
+  return v;
+}
+
+// One row: y = (x - mean) * rstd * w + b (rms: y = x * rstd * w).
+template <typename C>
+void norm_row(bool rms, const C* __restrict x, C* __restrict y, const C* w, const C* b,
+              int64_t n, C eps, C& mean_out, C& rstd_out) {
+  C mean = 0, var;
+  if (rms) {
+    var = vec::lane_sum_sq_dev<C>(x, n, C(0)) / static_cast<C>(n);
+  } else {
+    mean = vec::lane_sum<C>(x, n) / static_cast<C>(n);
+    var = vec::lane_sum_sq_dev<C>(x, n, mean) / static_cast<C>(n);
+  }
+  const C rstd = C(1) / std::sqrt(var + eps);
+  mean_out = mean;
+  rstd_out = rstd;
+  if (w && b) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
+  } else if (w) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i];
+  } else if (b) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd + b[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd;
+  }
+}
+
+RowLayout norm_layout(const Tensor& x, int64_t norm_dims) {
+  Shape rdims;
+  for (int64_t d = x.dim() - norm_dims; d < x.dim(); ++d) rdims.push_back(d);
+  return row_layout(x, rdims);
+}
+
+void layer_norm_kernel(const KernelContext&, bool rms, Tensor& out, Tensor& mean, Tensor& rstd,
+                       const Tensor& x, const Tensor& weight, const Tensor& bias,
+                       int64_t norm_dims, double eps) {
+  const RowLayout l = norm_layout(x, norm_dims);
+  const Tensor rows = rows_of(x, l);
+  RowsOut dst(out, l);
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_float_v<T>) {
+      using C = norm_compute_t<T>;
+      const std::vector<C> w = param_values<C>(weight), b = param_values<C>(rms ? Tensor() : bias);
+      const C* wp = w.empty() ? nullptr : w.data();
+      const C* bp = b.empty() ? nullptr : b.data();
+      std::vector<C> means(static_cast<size_t>(l.m)), rstds(static_cast<size_t>(l.m));
+      const T* xs = static_cast<const T*>(rows.data_ptr());
+      T* ys = dst.data<T>();
+      const int64_t n = l.n;
+      const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+      parallel_for_range(l.m, grain, [&](int64_t rb, int64_t re) {
+        std::vector<C> xb, yb;
+        if constexpr (!std::is_same_v<T, C>) {
+          xb.resize(static_cast<size_t>(n));
+          yb.resize(static_cast<size_t>(n));
+        }
+        for (int64_t r = rb; r < re; ++r) {
+          if constexpr (std::is_same_v<T, C>) {
+            norm_row<C>(rms, xs + r * n, ys + r * n, wp, bp, n, static_cast<C>(eps), means[r],
+                        rstds[r]);
+          } else {
+            for (int64_t i = 0; i < n; ++i) xb[i] = convert<C>(xs[r * n + i]);
+            norm_row<C>(rms, xb.data(), yb.data(), wp, bp, n, static_cast<C>(eps), means[r],
+                        rstds[r]);
+            for (int64_t i = 0; i < n; ++i) ys[r * n + i] = convert<T>(yb[i]);
+          }
+        }
+      });
+      store_stats<C>(mean, l, means);
+      store_stats<C>(rstd, l, rstds);
+    }
+  });
+  dst.finish();
+}
+
+void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_input,
+                                Tensor& grad_weight, Tensor& grad_bias, const Tensor& grad_out,
+                                const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                                const Tensor& weight, int64_t norm_dims) {
+  const RowLayout l = norm_layout(x, norm_dims);
+  const Tensor xr = rows_of(x, l);
+  const Tensor gr = rows_of(grad_out, l);
+  const int64_t m = l.m, n = l.n;
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (is_float_v<T>) {
+      // Accumulate in double: the sums over rows for grad_weight / grad_bias
+      // can be long.
+      using C = double;
+      const std::vector<C> w = param_values<C>(weight);
+      const std::vector<C> means = rms ? std::vector<C>(static_cast<size_t>(m), 0.0)
+                                       : load_stats<C>(mean, l);
+      const std::vector<C> rstds = load_stats<C>(rstd, l);
+      const T* xs = static_cast<const T*>(xr.data_ptr());
+      const T* gs = static_cast<const T*>(gr.data_ptr());
+      std::optional<RowsOut> gi_dst;
+      if (grad_input.defined()) gi_dst.emplace(grad_input, l);
+      T* gis = gi_dst ? gi_dst->data<T>() : nullptr;
+      const bool want_wb = grad_weight.defined() || grad_bias.defined();
+      // Fixed chunks of rows (independent of the thread count) with their own
+      // partial sums, combined in chunk order: deterministic results.
+      const int64_t nchunks = std::clamp<int64_t>(m, 1, 16);
+      const int64_t per = (m + nchunks - 1) / nchunks;
+      std::vector<C> pw(want_wb ? static_cast<size_t>(nchunks * n) : 0, 0.0);
+      std::vector<C> pb(want_wb ? static_cast<size_t>(nchunks * n) : 0, 0.0);
+      parallel_for_each(nchunks, [&](int64_t c) {
+        std::vector<C> gw(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
+        for (int64_t r = c * per; r < std::min(m, (c + 1) * per); ++r) {
+          const T* xrow = xs + r * n;
+          const T* grow = gs + r * n;
+          const C mu = means[r], rs = rstds[r];
+          C s1 = 0, s2 = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const C g = convert<C>(grow[i]);
+            xh[i] = (convert<C>(xrow[i]) - mu) * rs;
+            gw[i] = w.empty() ? g : g * w[i];
+            s1 += gw[i];
+            s2 += gw[i] * xh[i];
+            if (want_wb) {
+              pw[c * n + i] += g * xh[i];
+              pb[c * n + i] += g;
+            }
+          }
+          if (gis) {
+            const C inv_n = C(1) / static_cast<C>(n);
+            const C a = rms ? C(0) : s1 * inv_n;
+            const C bb = s2 * inv_n;
+            T* gout = gis + r * n;
+            for (int64_t i = 0; i < n; ++i) gout[i] = convert<T>(rs * (gw[i] - a - xh[i] * bb));
+          }
+        }
+      });
+      if (gi_dst) gi_dst->finish();
+      for (Tensor* t : {&grad_weight, &grad_bias}) {
+        if (!t->defined()) continue;
+        const std::vector<C>& part = t == &grad_weight ? pw : pb;
+        std::vector<C> total(static_cast<size_t>(n), 0.0);
+        for (int64_t c = 0; c < nchunks; ++c) {
+          for (int64_t i = 0; i < n; ++i) total[i] += part[c * n + i];
+        }
+        store_stats<C>(*t, row_layout(*t, {}), total);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void register_normalization_layer_norm_kernels(KernelRegistry& registry, DeviceType type) {
+  registry.register_kernel<kernels::LayerNorm>(type, &layer_norm_kernel);
+  registry.register_kernel<kernels::LayerNormBackward>(type, &layer_norm_backward_kernel);
+}
+
+}  // namespace tessera::cpu

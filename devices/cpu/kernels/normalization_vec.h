@@ -1,0 +1,151 @@
+// Small vectorizable building blocks of the normalization kernels (softmax,
+// layer norm): an exp for non-positive float arguments and multi-lane
+// reductions. Written as plain loops over fixed-size lane arrays so that
+// GCC vectorizes them at -O3 -march=native without -ffast-math (which would
+// change the rounding of every other kernel).
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace tessera::cpu::vec {
+
+inline constexpr int kLanes = 16;  // partial sums of the scalar-typed loops
+inline constexpr int kVec = 8;     // floats per vector below (one AVX2 register)
+
+// GCC / Clang vector extensions: plain loops over lane arrays do not
+// vectorize reliably (the exp below stayed scalar), these always do. 32
+// bytes: wider types are split badly on AVX2 machines (compares went
+// scalar), and AVX-512 machines run them fine.
+typedef float f32v __attribute__((vector_size(32)));
+typedef int32_t i32v __attribute__((vector_size(32)));
+
+inline f32v loadv(const float* p) {
+  f32v v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void storev(float* p, f32v v) { std::memcpy(p, &v, sizeof v); }
+inline f32v splatv(float x) { return f32v{} + x; }
+
+// e^x for x <= 0 (softmax arguments x - max), relative error below 1e-7.
+// x = k ln2 + r with |r| <= ln2 / 2, k integer; e^x = 2^k e^r with e^r from
+// its Taylor series to degree 7 (truncation error r^8 / 8! < 5e-9). ln2 is
+// split in a short high part (exact k * hi) and a low correction. Arguments
+// below -87 would need a denormal 2^k: they give 0, which is below f32's
+// resolution of any softmax row (whose max element contributes 1).
+// NaN arguments give garbage: callers check for NaN first.
+inline f32v exp_nonpositive(f32v x) {
+  const f32v lo = splatv(-87.0f), zero = splatv(0.0f);
+  f32v xc = x < lo ? lo : x;
+  xc = xc > zero ? zero : xc;
+  // Round to nearest integer by adding and subtracting 1.5 * 2^23.
+  const f32v shifter = splatv(12582912.0f);
+  const f32v kf = (xc * 1.4426950408889634f + shifter) - shifter;
+  const f32v r = (xc - kf * 0.693359375f) - kf * -2.12194440e-4f;
+  f32v p = splatv(1.0f / 5040.0f);
+  p = p * r + 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const i32v k = __builtin_convertvector(kf, i32v);
+  const f32v scale = reinterpret_cast<f32v>((k + 127) << 23);
+  return x < lo ? zero : p * scale;
+}
+
+inline float exp_nonpositive(float x) {
+  float buf[kLanes] = {x};
+  storev(buf, exp_nonpositive(loadv(buf)));
+  return buf[0];
+}
+
+inline float hsumv(f32v v) {
+  float s = 0;
+  for (int j = 0; j < kVec; ++j) s += v[j];
+  return s;
+}
+
+// Max of x[0..n) (n >= 1) and whether any element is NaN.
+inline float max_and_nan(const float* __restrict x, int64_t n, bool& has_nan) {
+  f32v m = splatv(x[0]);
+  i32v nan_seen = {};
+  int64_t i = 0;
+  for (; i + kVec <= n; i += kVec) {
+    const f32v v = loadv(x + i);
+    m = v > m ? v : m;
+    nan_seen |= v != v;
+  }
+  float best = m[0];
+  bool any_nan = false;
+  for (int j = 0; j < kVec; ++j) {
+    best = m[j] > best ? m[j] : best;
+    any_nan |= nan_seen[j] != 0;
+  }
+  for (; i < n; ++i) {
+    best = x[i] > best ? x[i] : best;
+    any_nan |= x[i] != x[i];
+  }
+  has_nan = any_nan;
+  return best;
+}
+
+// Sum of x[0..n) with partial sums per lane (kVec for float, kLanes
+// otherwise): vectorizes, and the error grows like n / lanes rather than n.
+template <typename C>
+inline C lane_sum(const C* __restrict x, int64_t n) {
+  if constexpr (std::is_same_v<C, float>) {
+    f32v part = {};
+    int64_t i = 0;
+    for (; i + kVec <= n; i += kVec) part += loadv(x + i);
+    float s = 0;
+    for (; i < n; ++i) s += x[i];
+    return s + hsumv(part);
+  } else {
+    C part[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) part[j] += x[i + j];
+    }
+    C s = 0;
+    for (; i < n; ++i) s += x[i];
+    for (int j = 0; j < kLanes; ++j) s += part[j];
+    return s;
+  }
+}
+
+// Sum of (x[i] - c)^2.
+template <typename C>
+inline C lane_sum_sq_dev(const C* __restrict x, int64_t n, C c) {
+  if constexpr (std::is_same_v<C, float>) {
+    f32v part = {};
+    int64_t i = 0;
+    for (; i + kVec <= n; i += kVec) {
+      const f32v d = loadv(x + i) - c;
+      part += d * d;
+    }
+    float s = 0;
+    for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
+    return s + hsumv(part);
+  } else {
+    C part[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int j = 0; j < kLanes; ++j) {
+        const C d = x[i + j] - c;
+        part[j] += d * d;
+      }
+    }
+    C s = 0;
+    for (; i < n; ++i) s += (x[i] - c) * (x[i] - c);
+    for (int j = 0; j < kLanes; ++j) s += part[j];
+    return s;
+  }
+}
+
+}  // namespace tessera::cpu::vec

@@ -1,0 +1,236 @@
+// CPU kernels of the reductions other than sum and mean: prod, amax, amin,
+// all, any, the vector norms and logsumexp (ReduceExt), max/min with
+// indices (ArgReduce), and var/std (VarStd). Each works on the [M, N] row
+// view of reduction_rows.h, rows split across oneTBB tasks.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <type_traits>
+
+#include "devices/cpu/kernels/convert.h"
+#include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/parallel.h"
+#include "devices/cpu/kernels/reduction_rows.h"
+#include "runtime/core/error.h"
+#include "runtime/ops/kernel_signatures.h"
+
+namespace tessera::cpu {
+
+namespace {
+
+using kernels::ReduceExtOp;
+
+// The accumulator of storage type I: double for f64, float for the other
+// floats, int64 for integers and bool.
+template <typename I>
+using acc_t = std::conditional_t<std::is_same_v<I, double>, double,
+                                 std::conditional_t<is_float_v<I>, float, int64_t>>;
+
+// Rows in parallel; grain so that a task has about kElementwiseGrain elements.
+template <typename F>
+void for_rows(int64_t m, int64_t n, const F& f) {
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+  parallel_for_range(m, grain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
+}
+
+template <typename A>
+bool is_nan(A v) {
+  if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
+  return false;
+}
+
+// A wrapping product for integers (int64 overflow wraps, as PyTorch).
+template <typename A>
+A mul_acc(A a, A b) {
+  if constexpr (std::is_integral_v<A>) {
+    return static_cast<A>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+
+template <typename I, typename A = acc_t<I>>
+A reduce_row(ReduceExtOp op, const I* x, int64_t n) {
+  switch (op) {
+    case ReduceExtOp::kProd: {
+      A acc = 1;
+      for (int64_t i = 0; i < n; ++i) acc = mul_acc(acc, convert<A>(x[i]));
+      return acc;
+    }
+    case ReduceExtOp::kAmax:
+    case ReduceExtOp::kAmin:
+    case ReduceExtOp::kNormInf: {
+      const bool is_max = op != ReduceExtOp::kAmin;
+      A best = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        A v = convert<A>(x[i]);
+        if (op == ReduceExtOp::kNormInf) v = v < 0 ? -v : v;
+        if (is_nan(v)) return v;  // NaN propagates
+        if (i == 0 || (is_max ? v > best : v < best)) best = v;
+      }
+      return best;
+    }
+    case ReduceExtOp::kAll: {
+      for (int64_t i = 0; i < n; ++i) {
+        if (!convert<bool>(x[i])) return 0;
+      }
+      return 1;
+    }
+    case ReduceExtOp::kAny: {
+      for (int64_t i = 0; i < n; ++i) {
+        if (convert<bool>(x[i])) return 1;
+      }
+      return 0;
+    }
+    case ReduceExtOp::kNorm1:
+    case ReduceExtOp::kNorm2: {
+      if constexpr (std::is_floating_point_v<A>) {
+        // Several double accumulators: vectorizes, and a norm of a large
+        // tensor keeps f32 resolution.
+        constexpr int kLanes = 16;
+        double part[kLanes] = {};
+        int64_t i = 0;
+        const bool one = op == ReduceExtOp::kNorm1;
+        for (; i + kLanes <= n; i += kLanes) {
+          for (int j = 0; j < kLanes; ++j) {
+            const double v = convert<double>(x[i + j]);
+            part[j] += one ? std::abs(v) : v * v;
+          }
+        }
+        double acc = 0;
+        for (; i < n; ++i) {
+          const double v = convert<double>(x[i]);
+          acc += one ? std::abs(v) : v * v;
+        }
+        for (int j = 0; j < kLanes; ++j) acc += part[j];
+        return static_cast<A>(one ? acc : std::sqrt(acc));
+      }
+      return 0;  // floating only (the front end checks)
+    }
+    case ReduceExtOp::kLogSumExp: {
+      if constexpr (std::is_floating_point_v<A>) {
+        if (n == 0) return -std::numeric_limits<A>::infinity();
+        A m = convert<A>(x[0]);
+        for (int64_t i = 1; i < n && !std::isnan(m); ++i) {
+          const A v = convert<A>(x[i]);
+          if (std::isnan(v) || v > m) m = v;
+        }
+        if (std::isnan(m)) return m;
+        // Shift by the max for range; an infinite max has nothing to shift.
+        const A shift = std::isinf(m) ? A(0) : m;
+        // The sum of many terms accumulates in double: logsumexp over a whole
+        // large tensor is otherwise off by far more than f32 resolution.
+        double s = 0;
+        for (int64_t i = 0; i < n; ++i) s += static_cast<double>(std::exp(convert<A>(x[i]) - shift));
+        return static_cast<A>(std::log(s)) + shift;
+      }
+      return 0;
+    }
+  }
+  return 0;
+}
+
+void reduce_ext_kernel(const KernelContext&, ReduceExtOp op, Tensor& out, const Tensor& in,
+                       const Shape& dims) {
+  const RowLayout l = row_layout(in, dims);
+  const Tensor rows = rows_of(in, l);
+  RowsOut dst(out, l);
+  dispatch_dtype(in.dtype(), [&](auto in_tag) {
+    using I = decltype(in_tag);
+    using A = acc_t<I>;
+    const I* x = static_cast<const I*>(rows.data_ptr());
+    dispatch_dtype(out.dtype(), [&](auto out_tag) {
+      using O = decltype(out_tag);
+      O* y = dst.data<O>();
+      for_rows(l.m, l.n, [&](int64_t r) { y[r] = convert<O>(reduce_row<I, A>(op, x + r * l.n, l.n)); });
+    });
+  });
+  dst.finish();
+}
+
+void arg_reduce_kernel(const KernelContext&, bool is_max, Tensor& values, Tensor& indices,
+                       const Tensor& in, int64_t dim) {
+  const Shape rdims = in.dim() == 0 ? Shape{} : Shape{dim};
+  const RowLayout l = row_layout(in, rdims);
+  TESSERA_CHECK(l.n > 0, IndexError, is_max ? "max" : "min",
+                ": the cpu kernel needs a non-empty reduction dim, got ", describe(in));
+  const Tensor rows = rows_of(in, l);
+  RowsOut idx_dst(indices, l);
+  std::optional<RowsOut> val_dst;
+  if (values.defined()) val_dst.emplace(values, l);
+  dispatch_dtype(in.dtype(), [&](auto in_tag) {
+    using I = decltype(in_tag);
+    using C = std::conditional_t<is_half_v<I>, float, I>;
+    const I* x = static_cast<const I*>(rows.data_ptr());
+    int64_t* yi = idx_dst.data<int64_t>();
+    I* yv = val_dst ? val_dst->data<I>() : nullptr;
+    for_rows(l.m, l.n, [&](int64_t r) {
+      const I* row = x + r * l.n;
+      C best = convert<C>(row[0]);
+      int64_t at = 0;
+      if (!is_nan(best)) {
+        for (int64_t i = 1; i < l.n; ++i) {
+          const C v = convert<C>(row[i]);
+          if (is_nan(v)) {  // the first NaN wins
+            best = v;
+            at = i;
+            break;
+          }
+          if (is_max ? v > best : v < best) {
+            best = v;
+            at = i;
+          }
+        }
+      }
+      yi[r] = at;
+      if (yv) yv[r] = row[at];
+    });
+  });
+  idx_dst.finish();
+  if (val_dst) val_dst->finish();
+}
+
+void var_std_kernel(const KernelContext&, bool take_sqrt, Tensor& out, const Tensor& in,
+                    const Shape& dims, double correction) {
+  const RowLayout l = row_layout(in, dims);
+  const Tensor rows = rows_of(in, l);
+  RowsOut dst(out, l);
+  const double divisor = std::max(0.0, static_cast<double>(l.n) - correction);
+  dispatch_dtype(in.dtype(), [&](auto in_tag) {
+    using I = decltype(in_tag);
+    if constexpr (is_float_v<I>) {
+      const I* x = static_cast<const I*>(rows.data_ptr());
+      I* y = dst.data<I>();
+      // Two passes in double: the mean, then the squared deviations (no
+      // cancellation as in E[x^2] - E[x]^2).
+      for_rows(l.m, l.n, [&](int64_t r) {
+        const I* row = x + r * l.n;
+        double s = 0;
+        for (int64_t i = 0; i < l.n; ++i) s += convert<double>(row[i]);
+        const double mean = s / static_cast<double>(l.n);
+        double q = 0;
+        for (int64_t i = 0; i < l.n; ++i) {
+          const double d = convert<double>(row[i]) - mean;
+          q += d * d;
+        }
+        double v = q / divisor;
+        if (l.n == 0) v = std::numeric_limits<double>::quiet_NaN();
+        if (take_sqrt) v = std::sqrt(v);
+        y[r] = convert<I>(v);
+      });
+    }
+  });
+  dst.finish();
+}
+
+}  // namespace
+
+void register_reduction_ext_kernels(KernelRegistry& registry, DeviceType type) {
+  registry.register_kernel<kernels::ReduceExt>(type, &reduce_ext_kernel);
+  registry.register_kernel<kernels::ArgReduce>(type, &arg_reduce_kernel);
+  registry.register_kernel<kernels::VarStd>(type, &var_std_kernel);
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,32 @@
+#include "runtime/ops/indexing_checks.h"
+
+#include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
+
+namespace tessera::indexing {
+
+std::pair<int64_t, int64_t> index_min_max(const Tensor& index) {
+  Tensor bounds = empty({2}, TensorOptions(DType::kI64, index.device()));
+  call_kernel<kernels::IndexBounds>(index.device(), bounds, index);
+  std::vector<int64_t> v = bounds.to_vector<int64_t>();
+  return {v[0], v[1]};
+}
+
+void check_index_bounds(const char* op, const Tensor& index, int64_t size, int64_t dim,
+                        bool allow_negative) {
+  if (index.numel() == 0) return;
+  auto [lo, hi] = index_min_max(index);
+  const int64_t min_ok = allow_negative ? -size : 0;
+  int64_t bad = lo < min_ok ? lo : hi;
+  TESSERA_CHECK(lo >= min_ok && hi < size, IndexError, op, ": index ", bad,
+                " is out of bounds for dimension ", dim, " with size ", size);
+}
+
+void check_same_device(const char* op, const Tensor& t, Device device, const char* what) {
+  TESSERA_CHECK(t.device() == device, DeviceError, op, ": expected ", what, " on ",
+                device.to_string(), ", got ", describe(t));
+}
+
+}  // namespace tessera::indexing

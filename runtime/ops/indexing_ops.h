@@ -1,0 +1,101 @@
+// Op front ends: shape and indexing ops, and creation/random ops beyond the
+// first slice (randint, bernoulli, dropout, eye, linspace, tril, triu).
+// Semantics follow PyTorch's functions of the same name; dims may be
+// negative. Index tensors are validated on the host (their min and max are
+// read back with the IndexBounds kernel), so every device gets the same
+// IndexError naming the op, the index, the dim and its size.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+#include "runtime/core/tensor_options.h"
+#include "runtime/random/generator.h"
+
+namespace tessera {
+
+// -- Creation and random.
+// Integers uniform in [low, high); default dtype int64.
+Tensor randint(int64_t low, int64_t high, const Shape& sizes, TensorOptions options = {},
+               Generator* gen = nullptr);
+Tensor randint(int64_t high, const Shape& sizes, TensorOptions options = {},
+               Generator* gen = nullptr);
+// out[i] = 1 with probability p[i] (p floating, in [0, 1]), dtype of p.
+Tensor bernoulli(const Tensor& p, Generator* gen = nullptr);
+Tensor bernoulli(const Tensor& self, double p, Generator* gen = nullptr);
+Tensor& bernoulli_(Tensor& self, double p, Generator* gen = nullptr);
+Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen = nullptr);
+// torch.native_dropout: (output, bool mask); output = input * mask / (1 - p)
+// when training, (input, all-true mask) otherwise.
+std::pair<Tensor, Tensor> native_dropout(const Tensor& input, double p, bool train,
+                                         Generator* gen = nullptr);
+Tensor dropout(const Tensor& input, double p, bool train = true, Generator* gen = nullptr);
+// grad * mask * scale (torch.native_dropout_backward).
+Tensor native_dropout_backward(const Tensor& grad, const Tensor& mask, double scale);
+Tensor eye(int64_t n, TensorOptions options = {});
+Tensor eye(int64_t n, int64_t m, TensorOptions options = {});
+Tensor linspace(Scalar start, Scalar end, int64_t steps, TensorOptions options = {});
+Tensor tril(const Tensor& self, int64_t diagonal = 0);
+Tensor triu(const Tensor& self, int64_t diagonal = 0);
+Tensor& tril_(Tensor& self, int64_t diagonal = 0);
+Tensor& triu_(Tensor& self, int64_t diagonal = 0);
+Tensor& tril_out(Tensor& out, const Tensor& self, int64_t diagonal = 0);
+Tensor& triu_out(Tensor& out, const Tensor& self, int64_t diagonal = 0);
+
+// -- Joining and splitting.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor& cat_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Views of self, as torch.split / torch.chunk.
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& self, const Shape& split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+
+// -- Rearranging.
+Tensor flip(const Tensor& self, const Shape& dims);
+// Without dims: rolls the flattened tensor and restores the shape.
+Tensor roll(const Tensor& self, const Shape& shifts, const Shape& dims = {});
+Tensor repeat(const Tensor& self, const Shape& repeats);
+// torch.nn.functional.pad with mode "constant": pad holds (before, after)
+// pairs starting from the last dim; negative amounts crop.
+Tensor constant_pad(const Tensor& self, const Shape& pad, Scalar value = 0);
+
+// -- Indexing.
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& index_select_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor& gather_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+// self[indices] = values (indices: int64/int32 tensors for the leading dims,
+// broadcast together, or one bool mask); accumulate adds.
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate = false);
+Tensor& index_put_(Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                   bool accumulate = false);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, Scalar value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor nonzero(const Tensor& self);
+// One-hot int64 encoding; num_classes = -1 uses max(self) + 1.
+Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
+
+// -- Sorting. Returns (values, indices).
+std::pair<Tensor, Tensor> sort(const Tensor& self, int64_t dim = -1, bool descending = false,
+                               bool stable = false);
+Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false,
+               bool stable = false);
+std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
+                               bool largest = true, bool sorted = true);
+
+}  // namespace tessera

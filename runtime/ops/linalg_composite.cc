@@ -1,0 +1,160 @@
+// addmm, baddbmm, dot, mv, outer, linear and the out= forms of the
+// products: composites over mm/bmm/matmul (hence the Bmm kernel) and the
+// pointwise ops, so a device gets them all from one GEMM kernel.
+#include "runtime/core/error.h"
+#include "runtime/ops/nn_common.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
+#include "runtime/ops/type_promotion.h"
+
+namespace tessera {
+
+namespace {
+
+bool scalar_is(const Scalar& s, double v) { return s.to<double>() == v; }
+
+
+// PyTorch's CPU GEMM ops take one dtype for all operands.
+void check_same(const char* op, const Tensor& a, const Tensor& b) {
+  common_device(op, a, b);
+  TESSERA_CHECK(a.device() == b.device(), DeviceError, op,
+                ": expected all tensors on the same device, got ", describe(a), " and ",
+                describe(b));
+  TESSERA_CHECK(a.dtype() == b.dtype(), TypeError, op,
+                ": expected all tensors to have the same dtype, got ", describe(a), " and ",
+                describe(b));
+}
+
+// beta * self + alpha * prod, self already broadcastable to prod.
+Tensor scale_add(const char* op, const Tensor& self, const Tensor& prod, const Scalar& beta,
+                 const Scalar& alpha) {
+  check_same(op, self, prod);
+  TESSERA_CHECK(nn_detail::broadcasts_to(self.sizes(), prod.sizes()), ValueError, op,
+                ": self ", shape_to_string(self.sizes()), " cannot be broadcast to the product ",
+                shape_to_string(prod.sizes()));
+  if (!is_floating(prod.dtype())) {
+    TESSERA_CHECK(!beta.is_floating() && !alpha.is_floating(), TypeError, op,
+                  ": for integral input tensors, beta and alpha must not be floating point (",
+                  describe(prod), ")");
+  }
+  // beta == 0 ignores self, NaN and Inf included (PyTorch's rule).
+  if (scalar_is(beta, 0)) {
+    return scalar_is(alpha, 1) ? prod : mul(prod, alpha);
+  }
+  Tensor scaled_self = scalar_is(beta, 1) ? self : mul(self, beta);
+  return add(scaled_self.expand(prod.sizes()), prod, alpha);
+}
+
+}  // namespace
+
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("mm", out, mm(a, b));
+}
+Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("bmm", out, bmm(a, b));
+}
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("matmul", out, matmul(a, b));
+}
+
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_same("addmm", self, a);
+  TESSERA_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "addmm: expected 2-D matrices, got ",
+                describe(a), " and ", describe(b));
+  TESSERA_CHECK(a.size(1) == b.size(0), ValueError, "addmm: mat1 and mat2 shapes ",
+                shape_to_string(a.sizes()), " and ", shape_to_string(b.sizes()),
+                " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
+  return scale_add("addmm", self, mm(a, b), beta, alpha);
+}
+Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  TESSERA_CHECK(self.dim() == 2 && a.dim() == 2 && b.dim() == 2 && self.size(0) == a.size(0) &&
+                    self.size(1) == b.size(1),
+                ValueError, "addmm_: self ", shape_to_string(self.sizes()),
+                " does not have the product's shape (", describe(a), ", ", describe(b), ")");
+  Tensor r = addmm(self, a, b, beta, alpha);
+  self.copy_(r);
+  return self;
+}
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta,
+                  Scalar alpha) {
+  return write_out("addmm", out, addmm(self, a, b, beta, alpha));
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_same("baddbmm", self, a);
+  TESSERA_CHECK(a.dim() == 3 && b.dim() == 3, ValueError,
+                "baddbmm: expected 3-D batch1 and batch2, got ", describe(a), " and ",
+                describe(b));
+  TESSERA_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), ValueError,
+                "baddbmm: batch1 ", shape_to_string(a.sizes()), " and batch2 ",
+                shape_to_string(b.sizes()), " cannot be multiplied");
+  return scale_add("baddbmm", self, bmm(a, b), beta, alpha);
+}
+Tensor& baddbmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  Tensor r = baddbmm(self, a, b, beta, alpha);
+  TESSERA_CHECK(r.sizes() == self.sizes(), ValueError, "baddbmm_: self ",
+                shape_to_string(self.sizes()), " does not have the product's shape ",
+                shape_to_string(r.sizes()));
+  self.copy_(r);
+  return self;
+}
+Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
+                    Scalar beta, Scalar alpha) {
+  return write_out("baddbmm", out, baddbmm(self, a, b, beta, alpha));
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  check_same("dot", a, b);
+  TESSERA_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "dot: 1D tensors expected, got ",
+                describe(a), " and ", describe(b));
+  TESSERA_CHECK(a.size(0) == b.size(0), ValueError, "dot: inconsistent tensor sizes ",
+                shape_to_string(a.sizes()), " and ", shape_to_string(b.sizes()));
+  return mm(a.unsqueeze(0), b.unsqueeze(1)).view({});
+}
+Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("dot", out, dot(a, b));
+}
+
+Tensor mv(const Tensor& a, const Tensor& v) {
+  check_same("mv", a, v);
+  TESSERA_CHECK(a.dim() == 2 && v.dim() == 1, ValueError,
+                "mv: expected a 2-D matrix and a 1-D vector, got ", describe(a), " and ",
+                describe(v));
+  TESSERA_CHECK(a.size(1) == v.size(0), ValueError, "mv: size mismatch, ",
+                shape_to_string(a.sizes()), " and ", shape_to_string(v.sizes()));
+  return mm(a, v.unsqueeze(1)).squeeze(1);
+}
+Tensor& mv_out(Tensor& out, const Tensor& a, const Tensor& v) {
+  return write_out("mv", out, mv(a, v));
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  TESSERA_CHECK(a.dim() == 1 && b.dim() == 1, ValueError, "outer: 1D tensors expected, got ",
+                describe(a), " and ", describe(b));
+  return mul(a.unsqueeze(1), b.unsqueeze(0));
+}
+Tensor& outer_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  return write_out("outer", out, outer(a, b));
+}
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  check_same("linear", input, weight);
+  TESSERA_CHECK(weight.dim() == 1 || weight.dim() == 2, ValueError,
+                "linear: weight must be 1-D or 2-D, got ", describe(weight));
+  TESSERA_CHECK(input.dim() >= 1, ValueError, "linear: input must be at least 1-D, got ",
+                describe(input));
+  const int64_t in_features = weight.size(-1);
+  TESSERA_CHECK(input.size(-1) == in_features, ValueError, "linear: input ",
+                shape_to_string(input.sizes()), " and weight ", shape_to_string(weight.sizes()),
+                " cannot be multiplied (", input.size(-1), " != ", in_features, ")");
+  // weight.t() is a view: Bmm reads it as a column-major operand, no copy.
+  Tensor prod = matmul(input, weight.dim() == 2 ? weight.t() : weight);
+  if (!bias.defined()) return prod;
+  check_same("linear", input, bias);
+  TESSERA_CHECK(nn_detail::broadcasts_to(bias.sizes(), prod.sizes()),
+                ValueError, "linear: bias ", shape_to_string(bias.sizes()),
+                " cannot be broadcast to ", shape_to_string(prod.sizes()));
+  return add(prod, bias);
+}
+
+}  // namespace tessera

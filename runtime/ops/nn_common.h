@@ -1,0 +1,33 @@
+// Small argument helpers shared by the nn front ends (nn_*.cc).
+#pragma once
+
+#include "runtime/core/error.h"
+#include "runtime/core/tensor.h"
+
+namespace tessera::nn_detail {
+
+// A 2-D op's size argument: one entry applies to both dims, two are kept.
+inline Shape pair_arg(const char* op, const char* name, const Shape& s) {
+  TESSERA_CHECK(s.size() == 1 || s.size() == 2, ValueError, op, ": ", name,
+                " must be a single int or a pair of ints, got ", shape_to_string(s));
+  return s.size() == 1 ? Shape{s[0], s[0]} : s;
+}
+
+inline void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
+  TESSERA_CHECK(a.device() == b.device(), DeviceError, op,
+                ": expected all tensors on the same device, got ", describe(a), " and ",
+                describe(b));
+}
+
+// Whether `from` broadcasts to exactly `to` (checked by the ops so that
+// the error names the argument rather than broadcast_shapes' generic text).
+inline bool broadcasts_to(const Shape& from, const Shape& to) {
+  if (from.size() > to.size()) return false;
+  for (size_t i = 0; i < from.size(); ++i) {
+    const int64_t f = from[from.size() - 1 - i], t = to[to.size() - 1 - i];
+    if (f != t && f != 1) return false;
+  }
+  return true;
+}
+
+}  // namespace tessera::nn_detail

@@ -1,0 +1,98 @@
+// Op front ends: linear algebra beyond mm/bmm/matmul, conv2d, pooling, embedding, nll_loss, scaled_dot_product_attention and their backward.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <tuple>
+
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+
+namespace tessera {
+
+// -- Linear algebra (composites over the Bmm kernel). One dtype for all
+// operands (as PyTorch's CPU), bool rejected.
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
+// beta * self + alpha * (a @ b); self broadcasts to [M, N]; with beta == 0
+// self's values are ignored (NaN included).
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1,
+                  Scalar alpha = 1);
+// beta * self + alpha * bmm(a, b); self broadcasts to [B, M, N].
+Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+Tensor& baddbmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta = 1, Scalar alpha = 1);
+Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
+                    Scalar beta = 1, Scalar alpha = 1);
+Tensor dot(const Tensor& a, const Tensor& b);  // 1-D . 1-D -> 0-d
+Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& a, const Tensor& v);  // [M, K] @ [K] -> [M]
+Tensor& mv_out(Tensor& out, const Tensor& a, const Tensor& v);
+Tensor outer(const Tensor& a, const Tensor& b);  // [M] x [N] -> [M, N], types promote
+Tensor& outer_out(Tensor& out, const Tensor& a, const Tensor& b);
+// input [..., in] @ weight [out, in]^T + bias [out]; weight may be 1-D.
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+// -- Convolution. input [N, Cin, H, W] or [Cin, H, W]; weight
+// [Cout, Cin/groups, kh, kw]; bias [Cout] or undefined. Floating dtypes.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+              const Shape& stride = {1, 1}, const Shape& padding = {0, 0},
+              const Shape& dilation = {1, 1}, int64_t groups = 1);
+// torch.ops.aten.convolution_backward for 2-D convolutions:
+// (grad_input, grad_weight, grad_bias); an entry of output_mask that is
+// false leaves that result undefined.
+std::tuple<Tensor, Tensor, Tensor> convolution_backward(
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Shape& stride,
+    const Shape& padding, const Shape& dilation, int64_t groups,
+    std::array<bool, 3> output_mask = {true, true, true});
+
+// -- Pooling. input [N, C, H, W] or [C, H, W]; stride {} means kernel.
+// A single-entry Shape applies to both dims.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Shape& kernel_size,
+                                                   const Shape& stride = {},
+                                                   const Shape& padding = {0},
+                                                   const Shape& dilation = {1},
+                                                   bool ceil_mode = false);
+Tensor max_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0}, const Shape& dilation = {1}, bool ceil_mode = false);
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& input,
+                                        const Tensor& indices);
+Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0}, bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
+                           const Shape& kernel_size, const Shape& stride = {},
+                           const Shape& padding = {0}, bool ceil_mode = false,
+                           bool count_include_pad = true,
+                           std::optional<int64_t> divisor_override = std::nullopt);
+
+// -- Embedding. weight [V, D]; indices int32/int64 of any shape -> [..., D].
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
+                                int64_t num_weights, int64_t padding_idx = -1);
+
+// -- Losses. reduction: "none", "mean" or "sum". input [N, C, d...], [N, C]
+// or [C]; target int64 [N, d...], [N] or 0-d.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                std::string_view reduction = "mean", int64_t ignore_index = -100);
+// (loss, total_weight) as torch.ops.aten.nll_loss_forward.
+std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& target,
+                                            const Tensor& weight, std::string_view reduction,
+                                            int64_t ignore_index);
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
+                         const Tensor& weight, std::string_view reduction, int64_t ignore_index,
+                         const Tensor& total_weight);
+
+// -- Attention (math path). query [..., L, E], key [..., S, E], value
+// [..., S, Ev]; attn_mask bool (true = attend) or additive, broadcast to
+// [..., L, S]; dropout_p applied with the dropout op.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask = {}, double dropout_p = 0.0,
+                                    bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
+
+}  // namespace tessera

@@ -1,0 +1,181 @@
+// max_pool2d and avg_pool2d with their backward: front ends computing the
+// output sizes (ceil_mode) as PyTorch does, over the pooling kernels.
+#include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/nn_common.h"
+#include "runtime/ops/ops.h"
+
+namespace tessera {
+
+namespace {
+
+struct PoolParams {
+  Shape kernel, stride, padding, dilation;
+  Shape out;  // [N, C, Ho, Wo]
+};
+
+// Output length of one pooled dim; with ceil_mode the last window must
+// still start inside the input or the left padding.
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+PoolParams check_pool(const char* op, const Tensor& input4, const Shape& kernel_size,
+                      const Shape& stride, const Shape& padding, const Shape& dilation,
+                      bool ceil_mode, bool is_max) {
+  PoolParams p;
+  p.kernel = nn_detail::pair_arg(op, "kernel_size", kernel_size);
+  p.stride = stride.empty() ? p.kernel : nn_detail::pair_arg(op, "stride", stride);
+  p.padding = nn_detail::pair_arg(op, "padding", padding);
+  p.dilation = nn_detail::pair_arg(op, "dilation", dilation);
+  p.out = {input4.size(0), input4.size(1), 0, 0};
+  for (int i = 0; i < 2; ++i) {
+    TESSERA_CHECK(p.kernel[i] > 0, ValueError, op, ": kernel_size must be greater than zero, got ",
+                  shape_to_string(kernel_size));
+    TESSERA_CHECK(p.stride[i] > 0, ValueError, op, ": stride must be greater than zero, got ",
+                  shape_to_string(stride));
+    TESSERA_CHECK(p.dilation[i] > 0, ValueError, op,
+                  ": dilation must be greater than zero, got ", shape_to_string(dilation));
+    const int64_t effective = is_max ? (p.kernel[i] - 1) * p.dilation[i] + 1 : p.kernel[i];
+    TESSERA_CHECK(p.padding[i] >= 0 && p.padding[i] <= effective / 2, ValueError, op,
+                  ": pad should be at most half of effective kernel size, but got pad=",
+                  p.padding[i], ", kernel_size=", p.kernel[i], " and dilation=", p.dilation[i]);
+    const int64_t in = input4.size(2 + i);
+    p.out[2 + i] = pooled_size(in, p.kernel[i], p.padding[i], p.stride[i], p.dilation[i], ceil_mode);
+    TESSERA_CHECK(p.out[2 + i] >= 1, ValueError, op, ": given input size ",
+                  shape_to_string(input4.sizes()), ", calculated output size [", p.out[2], ", ",
+                  pooled_size(input4.size(3), p.kernel[1], p.padding[1], p.stride[1],
+                              p.dilation[1], ceil_mode),
+                  "] is too small");
+  }
+  return p;
+}
+
+Tensor as_4d(const char* op, const Tensor& input) {
+  TESSERA_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, op,
+                ": expected 3D or 4D input, got ", describe(input));
+  for (int64_t d = input.dim() - 3; d < input.dim(); ++d) {
+    TESSERA_CHECK(input.size(d) > 0, ValueError, op,
+                  ": expected input with non-zero sizes except the batch dim, got ",
+                  shape_to_string(input.sizes()));
+  }
+  return input.dim() == 4 ? input : input.unsqueeze(0);
+}
+
+Shape drop_batch(const Shape& s, bool batched) {
+  return batched ? s : Shape(s.begin() + 1, s.end());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Shape& kernel_size,
+                                                   const Shape& stride, const Shape& padding,
+                                                   const Shape& dilation, bool ceil_mode) {
+  const char* op = "max_pool2d";
+  Tensor in4 = as_4d(op, input);
+  TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op, ": not supported for bool, got ",
+                describe(input));
+  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, dilation, ceil_mode, true);
+  Tensor out = empty(p.out, TensorOptions(input.dtype(), input.device()));
+  Tensor idx = empty(p.out, TensorOptions(DType::kI64, input.device()));
+  if (out.numel() > 0) {
+    call_kernel<kernels::MaxPool2d>(input.device(), out, idx, in4, p.kernel, p.stride, p.padding,
+                                    p.dilation);
+  }
+  const bool batched = input.dim() == 4;
+  return {out.view(drop_batch(p.out, batched)), idx.view(drop_batch(p.out, batched))};
+}
+
+Tensor max_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride,
+                  const Shape& padding, const Shape& dilation, bool ceil_mode) {
+  return std::get<0>(
+      max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& input,
+                                        const Tensor& indices) {
+  const char* op = "max_pool2d_with_indices_backward";
+  Tensor in4 = as_4d(op, input);
+  nn_detail::check_same_device(op, grad_output, input);
+  nn_detail::check_same_device(op, indices, input);
+  TESSERA_CHECK(grad_output.dtype() == input.dtype(), TypeError, op,
+                ": grad_output and input must have the same dtype, got ", describe(grad_output),
+                " and ", describe(input));
+  TESSERA_CHECK(indices.dtype() == DType::kI64, TypeError, op, ": expected int64 indices, got ",
+                describe(indices));
+  TESSERA_CHECK(grad_output.sizes() == indices.sizes() && grad_output.dim() == input.dim() &&
+                    grad_output.size(0) == input.size(0) &&
+                    (input.dim() == 3 || grad_output.size(1) == input.size(1)),
+                ValueError, op, ": grad_output ", shape_to_string(grad_output.sizes()),
+                ", indices ", shape_to_string(indices.sizes()), " and input ",
+                shape_to_string(input.sizes()), " do not match");
+  Tensor g4 = input.dim() == 4 ? grad_output : grad_output.unsqueeze(0);
+  Tensor i4 = input.dim() == 4 ? indices : indices.unsqueeze(0);
+  Tensor grad_input = empty(in4.sizes(), TensorOptions(input.dtype(), input.device()));
+  if (grad_input.numel() > 0) {
+    call_kernel<kernels::MaxPool2dBackward>(input.device(), grad_input, g4, i4);
+  }
+  return grad_input.view(input.sizes());
+}
+
+namespace {
+
+void check_avg_dtype(const char* op, const Tensor& input) {
+  TESSERA_CHECK(is_floating(input.dtype()) || input.dtype() == DType::kI64, TypeError, op,
+                ": only floating dtypes and int64 are supported, got ", describe(input));
+}
+
+int64_t divisor_arg(const char* op, std::optional<int64_t> divisor_override) {
+  TESSERA_CHECK(!divisor_override || *divisor_override != 0, ValueError, op,
+                ": divisor must be not zero");
+  return divisor_override.value_or(0);
+}
+
+}  // namespace
+
+Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& stride,
+                  const Shape& padding, bool ceil_mode, bool count_include_pad,
+                  std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d";
+  Tensor in4 = as_4d(op, input);
+  check_avg_dtype(op, input);
+  const int64_t divisor = divisor_arg(op, divisor_override);
+  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, {1}, ceil_mode, false);
+  Tensor out = empty(p.out, TensorOptions(input.dtype(), input.device()));
+  if (out.numel() > 0) {
+    call_kernel<kernels::AvgPool2d>(input.device(), out, in4, p.kernel, p.stride, p.padding,
+                                    count_include_pad, divisor);
+  }
+  return out.view(drop_batch(p.out, input.dim() == 4));
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
+                           const Shape& kernel_size, const Shape& stride, const Shape& padding,
+                           bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  Tensor in4 = as_4d(op, input);
+  check_avg_dtype(op, input);
+  nn_detail::check_same_device(op, grad_output, input);
+  TESSERA_CHECK(grad_output.dtype() == input.dtype(), TypeError, op,
+                ": grad_output and input must have the same dtype, got ", describe(grad_output),
+                " and ", describe(input));
+  const int64_t divisor = divisor_arg(op, divisor_override);
+  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, {1}, ceil_mode, false);
+  Tensor g4 = input.dim() == 4 ? grad_output : grad_output.unsqueeze(0);
+  TESSERA_CHECK(g4.sizes() == p.out, ValueError, op, ": expected grad_output of size ",
+                shape_to_string(drop_batch(p.out, input.dim() == 4)), ", got ",
+                shape_to_string(grad_output.sizes()));
+  Tensor grad_input = empty(in4.sizes(), TensorOptions(input.dtype(), input.device()));
+  if (grad_input.numel() > 0) {
+    call_kernel<kernels::AvgPool2dBackward>(input.device(), grad_input, g4, p.kernel, p.stride,
+                                            p.padding, count_include_pad, divisor);
+  }
+  return grad_input.view(input.sizes());
+}
+
+}  // namespace tessera

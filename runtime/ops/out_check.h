@@ -1,0 +1,17 @@
+// The `out=` convention of the op front ends: foo_out(out, ...) writes the
+// result of foo(...) into out, which must already have the result's sizes,
+// be on the inputs' device and have a dtype the result can be cast to.
+#pragma once
+
+#include "runtime/core/tensor.h"
+
+namespace tessera {
+
+// ValueError / TypeError / DeviceError naming op when out does not fit.
+void check_out(const char* op, const Tensor& out, const Shape& sizes, DType result_dtype,
+               Device device);
+
+// Checks out, then copies result into it (casting); returns out.
+Tensor& write_out(const char* op, Tensor& out, const Tensor& result);
+
+}  // namespace tessera

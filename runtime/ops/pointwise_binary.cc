@@ -1,0 +1,316 @@
+// Binary front ends beyond add/sub/mul/div: rounding division, remainder,
+// pow, maximum/minimum, atan2, comparisons, logical and bitwise ops, each
+// with tensor and Scalar operands, in-place and out= forms.
+#include <cmath>
+
+#include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/pointwise_common.h"
+#include "runtime/ops/type_promotion.h"
+
+namespace tessera {
+
+namespace {
+
+using kernels::PointwiseBinaryOp;
+using pointwise::Target;
+using Op = PointwiseBinaryOp;
+
+enum class Rule {
+  kNumeric,   // any dtype but bool
+  kAny,       // every dtype
+  kToFloat,   // integers and bool compute in float32
+  kBitwise,   // integral and bool
+  kIntegral,  // integral only
+  kCompare,   // any dtype in, bool out
+};
+
+struct Info {
+  const char* name;
+  Rule rule;
+};
+
+Info info(Op op) {
+  switch (op) {
+    case Op::kDivTrunc: return {"div", Rule::kNumeric};
+    case Op::kDivFloor: return {"floor_divide", Rule::kNumeric};
+    case Op::kRemainder: return {"remainder", Rule::kNumeric};
+    case Op::kPow: return {"pow", Rule::kNumeric};
+    case Op::kMaximum: return {"maximum", Rule::kAny};
+    case Op::kMinimum: return {"minimum", Rule::kAny};
+    case Op::kAtan2: return {"atan2", Rule::kToFloat};
+    case Op::kBitwiseAnd: return {"bitwise_and", Rule::kBitwise};
+    case Op::kBitwiseOr: return {"bitwise_or", Rule::kBitwise};
+    case Op::kBitwiseXor: return {"bitwise_xor", Rule::kBitwise};
+    case Op::kShiftLeft: return {"bitwise_left_shift", Rule::kIntegral};
+    case Op::kShiftRight: return {"bitwise_right_shift", Rule::kIntegral};
+    case Op::kThresholdBackward: return {"threshold_backward", Rule::kNumeric};
+    case Op::kGeluBackward:
+    case Op::kGeluTanhBackward: return {"gelu_backward", Rule::kToFloat};
+    case Op::kSiluBackward: return {"silu_backward", Rule::kToFloat};
+    case Op::kSigmoidBackward: return {"sigmoid_backward", Rule::kToFloat};
+    case Op::kTanhBackward: return {"tanh_backward", Rule::kToFloat};
+    case Op::kEq: return {"eq", Rule::kCompare};
+    case Op::kNe: return {"ne", Rule::kCompare};
+    case Op::kLt: return {"lt", Rule::kCompare};
+    case Op::kLe: return {"le", Rule::kCompare};
+    case Op::kGt: return {"gt", Rule::kCompare};
+    case Op::kGe: return {"ge", Rule::kCompare};
+    case Op::kLogicalAnd: return {"logical_and", Rule::kCompare};
+    case Op::kLogicalOr: return {"logical_or", Rule::kCompare};
+    case Op::kLogicalXor: return {"logical_xor", Rule::kCompare};
+  }
+  return {"binary", Rule::kAny};
+}
+
+bool is_backward(Op op) {
+  return op >= Op::kThresholdBackward && op <= Op::kTanhBackward;
+}
+
+// An operand: a tensor or a Scalar (a Python number in PyTorch).
+struct Operand {
+  const Tensor* t = nullptr;
+  Scalar s;
+  std::string describe() const { return t ? tessera::describe(*t) : pointwise::describe_scalar(s); }
+};
+
+// The dtype the kernel computes in, after the op's dtype checks.
+DType compute_dtype(Op op, DType common, const Operand& a, const Operand& b) {
+  const Info i = info(op);
+  auto operands = [&] { return a.describe() + " and " + b.describe(); };
+  switch (i.rule) {
+    case Rule::kNumeric:
+      TESSERA_CHECK(common != DType::kBool, TypeError, i.name, ": not implemented for bool (",
+                    operands(), ")");
+      if (is_backward(op)) {
+        // threshold_backward keeps integers, as PyTorch's.
+        return common;
+      }
+      return common;
+    case Rule::kAny:
+    case Rule::kCompare: return common;
+    case Rule::kToFloat:
+      if (is_backward(op)) {
+        TESSERA_CHECK(is_floating(common), TypeError, i.name,
+                      ": needs floating dtypes, got ", operands());
+      }
+      return is_floating(common) ? common : DType::kF32;
+    case Rule::kBitwise:
+      TESSERA_CHECK(!is_floating(common), TypeError, i.name,
+                    ": needs integral or bool dtypes, got ", operands());
+      return common;
+    case Rule::kIntegral:
+      TESSERA_CHECK(is_integral(common), TypeError, i.name, ": needs integral dtypes, got ",
+                    operands());
+      return common;
+  }
+  return common;
+}
+
+Tensor binary_value(Op op, const Operand& a, const Operand& b, Target target, Scalar p0 = 0) {
+  const Info i = info(op);
+  TESSERA_CHECK(a.t || b.t, ValueError, i.name, ": needs a tensor operand");
+  TESSERA_CHECK((!a.t || a.t->defined()) && (!b.t || b.t->defined()), ValueError, i.name,
+                ": undefined tensor argument");
+  DType common;
+  Device device;
+  Shape shape;
+  if (a.t && b.t) {
+    common = result_type(*a.t, *b.t);
+    device = common_device(i.name, *a.t, *b.t);
+    shape = broadcast_shapes(a.t->sizes(), b.t->sizes(), i.name);
+  } else {
+    const Tensor& t = a.t ? *a.t : *b.t;
+    common = result_type(t, a.t ? b.s : a.s);
+    device = t.device();
+    shape = t.sizes();
+  }
+  const DType dtype = compute_dtype(op, common, a, b);
+  if (op == Op::kPow && !is_floating(dtype) && !b.t && b.s.to<double>() < 0) {
+    throw ValueError(detail::concat("pow: integers to negative integer powers are not allowed (",
+                                    a.describe(), " ** ", b.describe(), ")"));
+  }
+  const DType result = info(op).rule == Rule::kCompare ? DType::kBool : dtype;
+  auto operand = [&](const Operand& x) {
+    Tensor t = x.t ? prepare_operand(*x.t, device, dtype) : pointwise::scalar_tensor(x.s, dtype, device);
+    return t.expand(shape);
+  };
+  return pointwise::deliver_value(i.name, target, shape, result, device, {a.t, b.t},
+                                  [&](Tensor& dst) {
+    call_kernel<kernels::PointwiseBinary>(device, op, dst, operand(a), operand(b), p0);
+  });
+}
+
+Operand of(const Tensor& t) { return {&t, 0}; }
+Operand of(Scalar s) { return {nullptr, s}; }
+
+std::optional<Op> rounding_op(std::optional<std::string_view> mode) {
+  if (!mode || mode->empty()) return std::nullopt;
+  if (*mode == "trunc") return Op::kDivTrunc;
+  if (*mode == "floor") return Op::kDivFloor;
+  throw ValueError(detail::concat(
+      "div: expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'"));
+}
+
+// The result of an op already computed, written into a target.
+Tensor& write_to(const char* name, Target target, const Tensor& result,
+                 std::initializer_list<const Tensor*> inputs) {
+  return pointwise::deliver(name, target, result.sizes(), result.dtype(), result.device(), inputs,
+                            [&](Tensor& dst) { dst.copy_(result); });
+}
+
+}  // namespace
+
+#define TESSERA_POINTWISE_BINARY_DEF(name, op)                                                \
+  Tensor name(const Tensor& a, const Tensor& b) {                                             \
+    return binary_value(Op::op, of(a), of(b), pointwise::functional());                       \
+  }                                                                                           \
+  Tensor name(const Tensor& a, Scalar b) {                                                    \
+    return binary_value(Op::op, of(a), of(b), pointwise::functional());                       \
+  }                                                                                           \
+  Tensor& name##_(Tensor& self, const Tensor& other) {                                        \
+    binary_value(Op::op, of(self), of(other), pointwise::in_place(self));                     \
+    return self;                                                                              \
+  }                                                                                           \
+  Tensor& name##_(Tensor& self, Scalar other) {                                               \
+    binary_value(Op::op, of(self), of(other), pointwise::in_place(self));                     \
+    return self;                                                                              \
+  }                                                                                           \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                         \
+    binary_value(Op::op, of(a), of(b), pointwise::into(out));                                 \
+    return out;                                                                               \
+  }                                                                                           \
+  Tensor& name##_out(Tensor& out, const Tensor& a, Scalar b) {                                \
+    binary_value(Op::op, of(a), of(b), pointwise::into(out));                                 \
+    return out;                                                                               \
+  }
+
+TESSERA_POINTWISE_BINARY_DEF(floor_divide, kDivFloor)
+TESSERA_POINTWISE_BINARY_DEF(remainder, kRemainder)
+TESSERA_POINTWISE_BINARY_DEF(pow, kPow)
+TESSERA_POINTWISE_BINARY_DEF(maximum, kMaximum)
+TESSERA_POINTWISE_BINARY_DEF(minimum, kMinimum)
+TESSERA_POINTWISE_BINARY_DEF(atan2, kAtan2)
+TESSERA_POINTWISE_BINARY_DEF(eq, kEq)
+TESSERA_POINTWISE_BINARY_DEF(ne, kNe)
+TESSERA_POINTWISE_BINARY_DEF(lt, kLt)
+TESSERA_POINTWISE_BINARY_DEF(le, kLe)
+TESSERA_POINTWISE_BINARY_DEF(gt, kGt)
+TESSERA_POINTWISE_BINARY_DEF(ge, kGe)
+TESSERA_POINTWISE_BINARY_DEF(logical_and, kLogicalAnd)
+TESSERA_POINTWISE_BINARY_DEF(logical_or, kLogicalOr)
+TESSERA_POINTWISE_BINARY_DEF(logical_xor, kLogicalXor)
+TESSERA_POINTWISE_BINARY_DEF(bitwise_and, kBitwiseAnd)
+TESSERA_POINTWISE_BINARY_DEF(bitwise_or, kBitwiseOr)
+TESSERA_POINTWISE_BINARY_DEF(bitwise_xor, kBitwiseXor)
+TESSERA_POINTWISE_BINARY_DEF(bitwise_left_shift, kShiftLeft)
+TESSERA_POINTWISE_BINARY_DEF(bitwise_right_shift, kShiftRight)
+
+#undef TESSERA_POINTWISE_BINARY_DEF
+
+Tensor pow(Scalar base, const Tensor& exponent) {
+  return binary_value(Op::kPow, of(base), of(exponent), pointwise::functional());
+}
+
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
+  if (auto op = rounding_op(rounding_mode)) {
+    return binary_value(*op, of(a), of(b), pointwise::functional());
+  }
+  return div(a, b);
+}
+Tensor div(const Tensor& a, Scalar b, std::optional<std::string_view> rounding_mode) {
+  if (auto op = rounding_op(rounding_mode)) {
+    return binary_value(*op, of(a), of(b), pointwise::functional());
+  }
+  return div(a, b);
+}
+Tensor& div_(Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  if (auto op = rounding_op(rounding_mode)) {
+    binary_value(*op, of(self), of(other), pointwise::in_place(self));
+    return self;
+  }
+  return self.div_(other);
+}
+Tensor& div_(Tensor& self, Scalar other, std::optional<std::string_view> rounding_mode) {
+  if (auto op = rounding_op(rounding_mode)) {
+    binary_value(*op, of(self), of(other), pointwise::in_place(self));
+    return self;
+  }
+  return self.div_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()));
+}
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b,
+                std::optional<std::string_view> rounding_mode) {
+  if (auto op = rounding_op(rounding_mode)) {
+    binary_value(*op, of(a), of(b), pointwise::into(out));
+    return out;
+  }
+  return write_to("div", pointwise::into(out), div(a, b), {&a, &b});
+}
+
+// A Scalar joins as a 0-d tensor of its kind's default dtype, which
+// promotes exactly as the Scalar would (a lower-priority operand of its
+// category).
+Tensor& add_(Tensor& self, Scalar other, Scalar alpha) {
+  return self.add_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()), alpha);
+}
+Tensor& sub_(Tensor& self, Scalar other, Scalar alpha) {
+  return self.sub_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()), alpha);
+}
+Tensor& mul_(Tensor& self, Scalar other) {
+  return self.mul_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()));
+}
+
+// -- clamp with tensor bounds: a composite of maximum and minimum.
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  const bool has_min = min && min->defined(), has_max = max && max->defined();
+  TESSERA_CHECK(has_min || has_max, ValueError,
+                "clamp: at least one of 'min' or 'max' must not be None");
+  Tensor r = x;
+  if (has_min) r = maximum(r, *min);
+  if (has_max) r = minimum(r, *max);
+  if (r.is_same(x)) r = x.clone();
+  TESSERA_CHECK(r.dtype() != DType::kBool, TypeError, "clamp: not implemented for bool (",
+                describe(x), ")");
+  return r;
+}
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
+  Tensor r = clamp(self, min, max);
+  return write_to("clamp", pointwise::in_place(self), r,
+                  {&self, min ? &*min : nullptr, max ? &*max : nullptr});
+}
+Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Tensor>& min,
+                  const std::optional<Tensor>& max) {
+  Tensor r = clamp(x, min, max);
+  return write_to("clamp", pointwise::into(out), r,
+                  {&x, min ? &*min : nullptr, max ? &*max : nullptr});
+}
+
+// -- Activation gradients.
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold) {
+  return binary_value(Op::kThresholdBackward, of(grad), of(self), pointwise::functional(),
+                      threshold);
+}
+Tensor relu_backward(const Tensor& grad, const Tensor& result) {
+  return threshold_backward(grad, result, 0);
+}
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  Op op;
+  if (approximate == "none") op = Op::kGeluBackward;
+  else if (approximate == "tanh") op = Op::kGeluTanhBackward;
+  else throw ValueError(detail::concat("gelu_backward: approximate argument must be either none or tanh, got '",
+                                       approximate, "'"));
+  return binary_value(op, of(grad), of(self), pointwise::functional());
+}
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+  return binary_value(Op::kSiluBackward, of(grad), of(self), pointwise::functional());
+}
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& output) {
+  return binary_value(Op::kSigmoidBackward, of(grad), of(output), pointwise::functional());
+}
+Tensor tanh_backward(const Tensor& grad, const Tensor& output) {
+  return binary_value(Op::kTanhBackward, of(grad), of(output), pointwise::functional());
+}
+
+}  // namespace tessera

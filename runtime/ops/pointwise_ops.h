@@ -1,0 +1,165 @@
+// Op front ends: unary ops, binary ops beyond add/sub/mul/div, comparisons,
+// logical and bitwise ops, where, lerp, addcmul, addcdiv, activation
+// backward.
+//
+// Each op comes in PyTorch's forms where PyTorch has them: foo(x) returns a
+// new tensor, foo_(self) writes self (the result must cast to self's dtype
+// and have self's shape), foo_out(out, x) writes out (see out_check.h).
+// Dtypes, promotion and errors follow PyTorch (e.g. exp of an integer
+// tensor is float32, neg of bool is a TypeError, isnan returns bool).
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+
+namespace tessera {
+
+#define TESSERA_POINTWISE_UNARY_DECL(name) \
+  Tensor name(const Tensor& x);            \
+  Tensor& name##_(Tensor& self);           \
+  Tensor& name##_out(Tensor& out, const Tensor& x);
+
+// -- Unary. Floating ops (exp ... erf) give float32 for integer/bool input.
+TESSERA_POINTWISE_UNARY_DECL(neg)
+TESSERA_POINTWISE_UNARY_DECL(abs)
+TESSERA_POINTWISE_UNARY_DECL(sign)
+TESSERA_POINTWISE_UNARY_DECL(exp)
+TESSERA_POINTWISE_UNARY_DECL(expm1)
+TESSERA_POINTWISE_UNARY_DECL(log)
+TESSERA_POINTWISE_UNARY_DECL(log1p)
+TESSERA_POINTWISE_UNARY_DECL(log2)
+TESSERA_POINTWISE_UNARY_DECL(sqrt)
+TESSERA_POINTWISE_UNARY_DECL(rsqrt)
+TESSERA_POINTWISE_UNARY_DECL(reciprocal)
+TESSERA_POINTWISE_UNARY_DECL(sin)
+TESSERA_POINTWISE_UNARY_DECL(cos)
+TESSERA_POINTWISE_UNARY_DECL(tan)
+TESSERA_POINTWISE_UNARY_DECL(tanh)
+TESSERA_POINTWISE_UNARY_DECL(sigmoid)
+TESSERA_POINTWISE_UNARY_DECL(relu)
+TESSERA_POINTWISE_UNARY_DECL(silu)
+TESSERA_POINTWISE_UNARY_DECL(erf)
+TESSERA_POINTWISE_UNARY_DECL(floor)
+TESSERA_POINTWISE_UNARY_DECL(ceil)
+TESSERA_POINTWISE_UNARY_DECL(round)
+TESSERA_POINTWISE_UNARY_DECL(trunc)
+TESSERA_POINTWISE_UNARY_DECL(bitwise_not)
+TESSERA_POINTWISE_UNARY_DECL(logical_not)
+
+// approximate is "none" (exact, with erf) or "tanh".
+Tensor gelu(const Tensor& x, std::string_view approximate = "none");
+Tensor& gelu_(Tensor& self, std::string_view approximate = "none");
+Tensor& gelu_out(Tensor& out, const Tensor& x, std::string_view approximate = "none");
+
+// Bool results; integers are never NaN or infinite.
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+
+// clamp to [min, max]; at least one bound. The result dtype is
+// result_type(x, min, max); a NaN input or bound gives NaN; min > max gives max.
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor& clamp_(Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor& clamp_out(Tensor& out, const Tensor& x, std::optional<Scalar> min,
+                  std::optional<Scalar> max = std::nullopt);
+// Tensor bounds (broadcast with x).
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Tensor>& min,
+                  const std::optional<Tensor>& max);
+
+#undef TESSERA_POINTWISE_UNARY_DECL
+
+// -- Binary, with broadcasting and type promotion (result_type).
+#define TESSERA_POINTWISE_BINARY_DECL(name)                         \
+  Tensor name(const Tensor& a, const Tensor& b);                    \
+  Tensor name(const Tensor& a, Scalar b);                           \
+  Tensor& name##_(Tensor& self, const Tensor& other);               \
+  Tensor& name##_(Tensor& self, Scalar other);                      \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b); \
+  Tensor& name##_out(Tensor& out, const Tensor& a, Scalar b);
+
+// Integer division/remainder by zero raise ValueError ("ZeroDivisionError").
+TESSERA_POINTWISE_BINARY_DECL(floor_divide)
+TESSERA_POINTWISE_BINARY_DECL(remainder)  // Python's %: sign of the divisor
+// Integer pow: a negative Scalar exponent is a ValueError; a negative
+// tensor exponent gives 1/x truncated (1, -1 or 0) as PyTorch.
+TESSERA_POINTWISE_BINARY_DECL(pow)
+TESSERA_POINTWISE_BINARY_DECL(maximum)  // NaN-propagating
+TESSERA_POINTWISE_BINARY_DECL(minimum)
+TESSERA_POINTWISE_BINARY_DECL(atan2)
+// Comparisons and logical ops give bool.
+TESSERA_POINTWISE_BINARY_DECL(eq)
+TESSERA_POINTWISE_BINARY_DECL(ne)
+TESSERA_POINTWISE_BINARY_DECL(lt)
+TESSERA_POINTWISE_BINARY_DECL(le)
+TESSERA_POINTWISE_BINARY_DECL(gt)
+TESSERA_POINTWISE_BINARY_DECL(ge)
+TESSERA_POINTWISE_BINARY_DECL(logical_and)
+TESSERA_POINTWISE_BINARY_DECL(logical_or)
+TESSERA_POINTWISE_BINARY_DECL(logical_xor)
+// Integral and bool only (shifts: integral only).
+TESSERA_POINTWISE_BINARY_DECL(bitwise_and)
+TESSERA_POINTWISE_BINARY_DECL(bitwise_or)
+TESSERA_POINTWISE_BINARY_DECL(bitwise_xor)
+TESSERA_POINTWISE_BINARY_DECL(bitwise_left_shift)
+TESSERA_POINTWISE_BINARY_DECL(bitwise_right_shift)
+
+#undef TESSERA_POINTWISE_BINARY_DECL
+
+// base ** exponent with a Scalar base.
+Tensor pow(Scalar base, const Tensor& exponent);
+
+// div with rounding_mode: "" (or std::nullopt) true division, "trunc" or "floor".
+Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);
+Tensor div(const Tensor& a, Scalar b, std::optional<std::string_view> rounding_mode);
+Tensor& div_(Tensor& self, const Tensor& other,
+             std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor& div_(Tensor& self, Scalar other, std::optional<std::string_view> rounding_mode = std::nullopt);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b,
+                std::optional<std::string_view> rounding_mode = std::nullopt);
+
+// out= and Scalar in-place forms of add/sub/mul (declared in ops.h).
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& add_(Tensor& self, Scalar other, Scalar alpha = 1);
+Tensor& sub_(Tensor& self, Scalar other, Scalar alpha = 1);
+Tensor& mul_(Tensor& self, Scalar other);
+
+// -- Ternary.
+// cond ? a : b; cond must be bool; result_type(a, b).
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
+Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+// start + weight * (end - start); floating, start and end of one dtype.
+Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, Scalar weight);
+Tensor& lerp_(Tensor& self, const Tensor& end, const Tensor& weight);
+Tensor& lerp_out(Tensor& out, const Tensor& start, const Tensor& end, Scalar weight);
+Tensor& lerp_out(Tensor& out, const Tensor& start, const Tensor& end, const Tensor& weight);
+// self + value * t1 * t2 and self + value * t1 / t2 (addcdiv: not integers).
+Tensor addcmul(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcmul_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcmul_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                    Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcdiv_(Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value = 1);
+Tensor& addcdiv_out(Tensor& out, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                    Scalar value = 1);
+
+// -- Activation gradients (what autograd asks for). grad and self/output
+// broadcast; the result has their promoted dtype.
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, Scalar threshold);
+Tensor relu_backward(const Tensor& grad, const Tensor& result);  // threshold 0
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate = "none");
+Tensor silu_backward(const Tensor& grad, const Tensor& self);
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& output);
+Tensor tanh_backward(const Tensor& grad, const Tensor& output);
+
+}  // namespace tessera

@@ -1,0 +1,227 @@
+// Unary front ends: the dtype rules of each op, then the Unary kernel.
+#include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/pointwise_common.h"
+#include "runtime/ops/type_promotion.h"
+
+namespace tessera {
+
+namespace {
+
+using kernels::UnaryOp;
+using pointwise::Target;
+
+// How an op treats dtypes, as PyTorch's CPU kernels do.
+enum class Rule {
+  kKeepNoBool,   // same dtype; bool is a TypeError (neg, abs, relu, floor...)
+  kKeep,         // same dtype, bool included (sign)
+  kToFloat,      // integers and bool compute in float32 (exp, sin, ...)
+  kFloatOnly,    // floating dtypes only (gelu, silu)
+  kBitwise,      // integral and bool only
+  kPredicate,    // any dtype in, bool out
+};
+
+struct UnaryInfo {
+  const char* name;
+  Rule rule;
+};
+
+UnaryInfo info(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNeg: return {"neg", Rule::kKeepNoBool};
+    case UnaryOp::kAbs: return {"abs", Rule::kKeepNoBool};
+    case UnaryOp::kSign: return {"sign", Rule::kKeep};
+    case UnaryOp::kExp: return {"exp", Rule::kToFloat};
+    case UnaryOp::kExpm1: return {"expm1", Rule::kToFloat};
+    case UnaryOp::kLog: return {"log", Rule::kToFloat};
+    case UnaryOp::kLog1p: return {"log1p", Rule::kToFloat};
+    case UnaryOp::kLog2: return {"log2", Rule::kToFloat};
+    case UnaryOp::kSqrt: return {"sqrt", Rule::kToFloat};
+    case UnaryOp::kRsqrt: return {"rsqrt", Rule::kToFloat};
+    case UnaryOp::kReciprocal: return {"reciprocal", Rule::kToFloat};
+    case UnaryOp::kSin: return {"sin", Rule::kToFloat};
+    case UnaryOp::kCos: return {"cos", Rule::kToFloat};
+    case UnaryOp::kTan: return {"tan", Rule::kToFloat};
+    case UnaryOp::kTanh: return {"tanh", Rule::kToFloat};
+    case UnaryOp::kSigmoid: return {"sigmoid", Rule::kToFloat};
+    case UnaryOp::kRelu: return {"relu", Rule::kKeepNoBool};
+    case UnaryOp::kGelu: return {"gelu", Rule::kFloatOnly};
+    case UnaryOp::kGeluTanh: return {"gelu", Rule::kFloatOnly};
+    case UnaryOp::kSilu: return {"silu", Rule::kFloatOnly};
+    case UnaryOp::kErf: return {"erf", Rule::kToFloat};
+    case UnaryOp::kFloor: return {"floor", Rule::kKeepNoBool};
+    case UnaryOp::kCeil: return {"ceil", Rule::kKeepNoBool};
+    case UnaryOp::kRound: return {"round", Rule::kKeepNoBool};
+    case UnaryOp::kTrunc: return {"trunc", Rule::kKeepNoBool};
+    case UnaryOp::kClamp:
+    case UnaryOp::kClampMin:
+    case UnaryOp::kClampMax: return {"clamp", Rule::kKeepNoBool};
+    case UnaryOp::kBitwiseNot: return {"bitwise_not", Rule::kBitwise};
+    case UnaryOp::kLogicalNot: return {"logical_not", Rule::kPredicate};
+    case UnaryOp::kIsnan: return {"isnan", Rule::kPredicate};
+    case UnaryOp::kIsinf: return {"isinf", Rule::kPredicate};
+    case UnaryOp::kIsfinite: return {"isfinite", Rule::kPredicate};
+  }
+  return {"unary", Rule::kKeep};
+}
+
+bool rounds(UnaryOp op) {
+  return op == UnaryOp::kFloor || op == UnaryOp::kCeil || op == UnaryOp::kRound ||
+         op == UnaryOp::kTrunc;
+}
+
+// The dtype the kernel computes in (its input and, except predicates, its
+// output dtype), after the op's dtype checks.
+DType compute_dtype(UnaryOp op, const Tensor& x) {
+  const UnaryInfo i = info(op);
+  const DType t = x.dtype();
+  switch (i.rule) {
+    case Rule::kKeepNoBool:
+      if (op == UnaryOp::kNeg) {
+        TESSERA_CHECK(t != DType::kBool, TypeError,
+                      "neg: negation, the `-` operator, on a bool tensor is not supported; "
+                      "use logical_not() instead (", describe(x), ")");
+      }
+      TESSERA_CHECK(t != DType::kBool, TypeError, i.name, ": not implemented for bool (",
+                    describe(x), ")");
+      return t;
+    case Rule::kKeep: return t;
+    case Rule::kToFloat: return is_floating(t) ? t : DType::kF32;
+    case Rule::kFloatOnly:
+      TESSERA_CHECK(is_floating(t), TypeError, i.name,
+                    ": needs a floating dtype (float16, bfloat16, float32, float64), got ",
+                    describe(x));
+      return t;
+    case Rule::kBitwise:
+      TESSERA_CHECK(!is_floating(t), TypeError, i.name,
+                    ": needs an integral or bool dtype, got ", describe(x));
+      return t;
+    case Rule::kPredicate: return t;
+  }
+  return t;
+}
+
+Tensor unary_value(UnaryOp op, const Tensor& x, Target target, Scalar p0 = 0, Scalar p1 = 0) {
+  const UnaryInfo i = info(op);
+  TESSERA_CHECK(x.defined(), ValueError, i.name, ": undefined tensor argument");
+  const DType cdt = compute_dtype(op, x);
+  const DType result = i.rule == Rule::kPredicate ? DType::kBool : cdt;
+  const Device device = x.device();
+  return pointwise::deliver_value(i.name, target, x.sizes(), result, device, {&x},
+                                  [&](Tensor& dst) {
+    // Rounding an integer is the identity (PyTorch returns a copy).
+    if (rounds(op) && !is_floating(cdt)) {
+      dst.copy_(x);
+      return;
+    }
+    call_kernel<kernels::Unary>(device, op, dst, prepare_operand(x, device, cdt), p0, p1);
+  });
+}
+
+Tensor unary(UnaryOp op, const Tensor& x) { return unary_value(op, x, pointwise::functional()); }
+Tensor& unary_(UnaryOp op, Tensor& self) {
+  unary_value(op, self, pointwise::in_place(self));
+  return self;
+}
+Tensor& unary_out(UnaryOp op, Tensor& out, const Tensor& x) {
+  unary_value(op, x, pointwise::into(out));
+  return out;
+}
+
+UnaryOp gelu_op(std::string_view approximate) {
+  if (approximate == "none") return UnaryOp::kGelu;
+  if (approximate == "tanh") return UnaryOp::kGeluTanh;
+  throw ValueError(detail::concat("gelu: approximate argument must be either none or tanh, got '",
+                                  approximate, "'"));
+}
+
+// clamp with Scalar bounds: result_type(x, min, max), bounds checked to fit.
+Tensor clamp_value(const Tensor& x, const std::optional<Scalar>& min,
+                   const std::optional<Scalar>& max, Target target) {
+  TESSERA_CHECK(x.defined(), ValueError, "clamp: undefined tensor argument");
+  TESSERA_CHECK(min || max, ValueError, "clamp: at least one of 'min' or 'max' must not be None");
+  // result_type over x and the given bounds: the Scalars join as one group.
+  DType dtype = x.dtype();
+  {
+    Tensor probe = x;
+    DType with_min = min ? result_type(probe, *min) : dtype;
+    DType with_max = max ? result_type(probe, *max) : dtype;
+    dtype = promote_types(with_min, with_max);
+  }
+  TESSERA_CHECK(dtype != DType::kBool, TypeError, "clamp: not implemented for bool (",
+                describe(x), ")");
+  if (min) check_scalar_fits("clamp", *min, dtype);
+  if (max) check_scalar_fits("clamp", *max, dtype);
+  UnaryOp op = min && max ? UnaryOp::kClamp : (min ? UnaryOp::kClampMin : UnaryOp::kClampMax);
+  Scalar p0 = min ? *min : *max;
+  Scalar p1 = max ? *max : Scalar(0);
+  const Device device = x.device();
+  return pointwise::deliver_value("clamp", target, x.sizes(), dtype, device, {&x},
+                                  [&](Tensor& dst) {
+    call_kernel<kernels::Unary>(device, op, dst, prepare_operand(x, device, dtype), p0, p1);
+  });
+}
+
+}  // namespace
+
+#define TESSERA_POINTWISE_UNARY_DEF(name, op)                                       \
+  Tensor name(const Tensor& x) { return unary(UnaryOp::op, x); }                     \
+  Tensor& name##_(Tensor& self) { return unary_(UnaryOp::op, self); }                \
+  Tensor& name##_out(Tensor& out, const Tensor& x) { return unary_out(UnaryOp::op, out, x); }
+
+TESSERA_POINTWISE_UNARY_DEF(neg, kNeg)
+TESSERA_POINTWISE_UNARY_DEF(abs, kAbs)
+TESSERA_POINTWISE_UNARY_DEF(sign, kSign)
+TESSERA_POINTWISE_UNARY_DEF(exp, kExp)
+TESSERA_POINTWISE_UNARY_DEF(expm1, kExpm1)
+TESSERA_POINTWISE_UNARY_DEF(log, kLog)
+TESSERA_POINTWISE_UNARY_DEF(log1p, kLog1p)
+TESSERA_POINTWISE_UNARY_DEF(log2, kLog2)
+TESSERA_POINTWISE_UNARY_DEF(sqrt, kSqrt)
+TESSERA_POINTWISE_UNARY_DEF(rsqrt, kRsqrt)
+TESSERA_POINTWISE_UNARY_DEF(reciprocal, kReciprocal)
+TESSERA_POINTWISE_UNARY_DEF(sin, kSin)
+TESSERA_POINTWISE_UNARY_DEF(cos, kCos)
+TESSERA_POINTWISE_UNARY_DEF(tan, kTan)
+TESSERA_POINTWISE_UNARY_DEF(tanh, kTanh)
+TESSERA_POINTWISE_UNARY_DEF(sigmoid, kSigmoid)
+TESSERA_POINTWISE_UNARY_DEF(relu, kRelu)
+TESSERA_POINTWISE_UNARY_DEF(silu, kSilu)
+TESSERA_POINTWISE_UNARY_DEF(erf, kErf)
+TESSERA_POINTWISE_UNARY_DEF(floor, kFloor)
+TESSERA_POINTWISE_UNARY_DEF(ceil, kCeil)
+TESSERA_POINTWISE_UNARY_DEF(round, kRound)
+TESSERA_POINTWISE_UNARY_DEF(trunc, kTrunc)
+TESSERA_POINTWISE_UNARY_DEF(bitwise_not, kBitwiseNot)
+TESSERA_POINTWISE_UNARY_DEF(logical_not, kLogicalNot)
+
+#undef TESSERA_POINTWISE_UNARY_DEF
+
+Tensor isnan(const Tensor& x) { return unary(UnaryOp::kIsnan, x); }
+Tensor isinf(const Tensor& x) { return unary(UnaryOp::kIsinf, x); }
+Tensor isfinite(const Tensor& x) { return unary(UnaryOp::kIsfinite, x); }
+
+Tensor gelu(const Tensor& x, std::string_view approximate) { return unary(gelu_op(approximate), x); }
+Tensor& gelu_(Tensor& self, std::string_view approximate) {
+  return unary_(gelu_op(approximate), self);
+}
+Tensor& gelu_out(Tensor& out, const Tensor& x, std::string_view approximate) {
+  return unary_out(gelu_op(approximate), out, x);
+}
+
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return clamp_value(x, min, max, pointwise::functional());
+}
+Tensor& clamp_(Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  clamp_value(self, min, max, pointwise::in_place(self));
+  return self;
+}
+Tensor& clamp_out(Tensor& out, const Tensor& x, std::optional<Scalar> min,
+                  std::optional<Scalar> max) {
+  clamp_value(x, min, max, pointwise::into(out));
+  return out;
+}
+
+}  // namespace tessera

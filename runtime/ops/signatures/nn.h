@@ -1,0 +1,115 @@
+// Kernel signatures: conv2d, pooling, embedding, nll_loss and their
+// backward. See kernel_signatures.h for the conventions. The linear
+// algebra ops (addmm, baddbmm, dot, mv, outer, linear) and
+// scaled_dot_product_attention are composites over Bmm, softmax and
+// pointwise ops, so they need no kernel of their own.
+#pragma once
+
+#include "runtime/core/scalar.h"
+#include "runtime/core/tensor.h"
+#include "runtime/ops/kernel_context.h"
+#include "runtime/random/philox.h"
+
+namespace tessera::kernels {
+
+// out [N, Cout, Ho, Wo] = conv2d(input [N, Cin, H, W], weight
+// [Cout, Cin/groups, kh, kw]) + bias [Cout] (bias may be undefined). One
+// floating dtype for all; stride, padding, dilation have 2 entries; out's
+// sizes were computed by the front end. Inputs may have any strides.
+struct Conv2d {
+  static constexpr const char* name = "conv2d";
+  using Fn = void (*)(const KernelContext&, Tensor& out, const Tensor& input, const Tensor& weight,
+                      const Tensor& bias, const Shape& stride, const Shape& padding,
+                      const Shape& dilation, int64_t groups);
+};
+
+// The gradients of Conv2d given grad_out [N, Cout, Ho, Wo]. Each output
+// that is undefined is not wanted; the defined ones have the sizes of
+// input, weight and [Cout] and are fully written (not accumulated into).
+struct Conv2dBackward {
+  static constexpr const char* name = "conv2d_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_input, Tensor& grad_weight,
+                      Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                      const Tensor& weight, const Shape& stride, const Shape& padding,
+                      const Shape& dilation, int64_t groups);
+};
+
+// out [N, C, Ho, Wo] = max over each window of input [N, C, H, W];
+// indices (int64, same sizes) = the flat position h * W + w of the max in
+// its plane (the first one; NaN wins). Windows are clipped to the input
+// (padding counts as -inf). kernel, stride, padding, dilation: 2 entries.
+struct MaxPool2d {
+  static constexpr const char* name = "max_pool2d_with_indices";
+  using Fn = void (*)(const KernelContext&, Tensor& out, Tensor& indices, const Tensor& input,
+                      const Shape& kernel, const Shape& stride, const Shape& padding,
+                      const Shape& dilation);
+};
+
+// grad_input [N, C, H, W] = 0, then += grad_out at each index's position.
+struct MaxPool2dBackward {
+  static constexpr const char* name = "max_pool2d_with_indices_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_input, const Tensor& grad_out,
+                      const Tensor& indices);
+};
+
+// out [N, C, Ho, Wo] = mean over each window of input [N, C, H, W]. The
+// divisor is divisor_override when it is nonzero, else the window's size
+// clipped to input + padding (count_include_pad) or to the input alone.
+struct AvgPool2d {
+  static constexpr const char* name = "avg_pool2d";
+  using Fn = void (*)(const KernelContext&, Tensor& out, const Tensor& input, const Shape& kernel,
+                      const Shape& stride, const Shape& padding, bool count_include_pad,
+                      int64_t divisor_override);
+};
+
+// grad_input [N, C, H, W]: each grad_out element spread over its window
+// with the forward's divisor. grad_input is fully written.
+struct AvgPool2dBackward {
+  static constexpr const char* name = "avg_pool2d_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_input, const Tensor& grad_out,
+                      const Shape& kernel, const Shape& stride, const Shape& padding,
+                      bool count_include_pad, int64_t divisor_override);
+};
+
+// out [n, D] = weight [V, D] rows picked by indices (int32 or int64, n
+// elements, any shape; read in row-major order). An index outside [0, V)
+// raises IndexError.
+struct Embedding {
+  static constexpr const char* name = "embedding";
+  using Fn = void (*)(const KernelContext&, Tensor& out, const Tensor& weight,
+                      const Tensor& indices);
+};
+
+// grad_weight [V, D] = 0, then row indices[i] += grad [n, D] row i, except
+// where indices[i] == padding_idx (padding_idx < 0: none).
+struct EmbeddingDenseBackward {
+  static constexpr const char* name = "embedding_dense_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_weight, const Tensor& grad,
+                      const Tensor& indices, int64_t padding_idx);
+};
+
+enum class Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
+
+// Negative log likelihood on input [N, C, S] (log-probabilities) and
+// target [N, S] (int64): loss[n, s] = -weight[t] * input[n, t, s] with
+// t = target[n, s], 0 where t == ignore_index. reduction kNone: out is
+// [N, S]; kSum: out (0-d) = sum; kMean: sum / total weight. total_weight
+// (0-d) = sum of weight[t] over non-ignored targets. weight may be
+// undefined (all ones). A target outside [0, C) raises IndexError.
+struct NllLoss {
+  static constexpr const char* name = "nll_loss";
+  using Fn = void (*)(const KernelContext&, Tensor& out, Tensor& total_weight, const Tensor& input,
+                      const Tensor& target, const Tensor& weight, Reduction reduction,
+                      int64_t ignore_index);
+};
+
+// grad_input [N, C, S] of NllLoss: fully written (zeros off the targets).
+// grad_out is [N, S] for kNone, else 0-d.
+struct NllLossBackward {
+  static constexpr const char* name = "nll_loss_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_input, const Tensor& grad_out,
+                      const Tensor& target, const Tensor& weight, Reduction reduction,
+                      int64_t ignore_index, const Tensor& total_weight);
+};
+
+}  // namespace tessera::kernels
