@@ -175,6 +175,48 @@ Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
   return e;
 }
 
+int64_t numel_of(const Shape& shape) { return checked_numel(shape, "numel_of"); }
+
+void for_each_coord(const Shape& shape, const std::function<void(const Shape&)>& f) {
+  const int64_t n = numel_of(shape);
+  Shape c(shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t rem = i;
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      c[d] = rem % shape[d];
+      rem /= shape[d];
+    }
+    f(c);
+  }
+}
+
+Expected build_expected(const Shape& shape, DType dtype,
+                        const std::function<double(const Shape&)>& f) {
+  Expected e{shape, dtype, {}};
+  for_each_coord(shape, [&](const Shape& c) { e.values.push_back(round_to_dtype(f(c), dtype)); });
+  return e;
+}
+
+void for_each_line(const Shape& sizes, int64_t dim, std::vector<double>& v,
+                   const std::function<void(std::vector<double*>&)>& f) {
+  if (sizes.empty()) {
+    std::vector<double*> line{v.data()};
+    if (!v.empty()) f(line);
+    return;
+  }
+  int64_t inner = 1;
+  for (size_t d = static_cast<size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const int64_t n = sizes[dim];
+  const int64_t outer = n == 0 ? 0 : static_cast<int64_t>(v.size()) / (n * inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      std::vector<double*> line;
+      for (int64_t k = 0; k < n; ++k) line.push_back(&v[(o * n + k) * inner + i]);
+      f(line);
+    }
+  }
+}
+
 void run_op_case(const std::string& device_type, const std::string& op, const OpCase& c) {
   Device device{DeviceType::from_name(device_type), 0};
   int64_t checked = 0;

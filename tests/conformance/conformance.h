@@ -94,6 +94,18 @@ std::vector<Sample> elementwise_samples(DType dtype, int arity, double lo = -3.0
 Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
                        const std::function<double(const std::vector<double>&)>& f);
 
+// Row-major helpers for references.
+int64_t numel_of(const Shape& shape);
+// Calls f(coords) for every coordinate of shape, in row-major order.
+void for_each_coord(const Shape& shape, const std::function<void(const Shape&)>& f);
+// Expected values f(coords) over shape, rounded as dtype stores them.
+Expected build_expected(const Shape& shape, DType dtype,
+                        const std::function<double(const Shape&)>& f);
+// Calls f with pointers to each line along dim of row-major values v of a
+// tensor of `sizes` (a 0-d tensor is one line of one value).
+void for_each_line(const Shape& sizes, int64_t dim, std::vector<double>& v,
+                   const std::function<void(std::vector<double*>&)>& f);
+
 // Rounds v as dtype stores it (so references match 16-bit results and
 // integer wrap-around).
 double round_to_dtype(double v, DType dtype);

@@ -21,29 +21,6 @@ struct Nd {
   double& at(const Shape& c) { return v[static_cast<size_t>(offset(c))]; }
 };
 
-int64_t numel_of(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
-}
-
-void for_each_coord(const Shape& shape, const std::function<void(const Shape&)>& f) {
-  const int64_t n = numel_of(shape);
-  Shape c(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i;
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      c[d] = rem % shape[d];
-      rem /= shape[d];
-    }
-    f(c);
-  }
-}
-
-Expected build(const Shape& shape, DType dtype, const std::function<double(const Shape&)>& f) {
-  Expected e{shape, dtype, {}};
-  for_each_coord(shape, [&](const Shape& c) { e.values.push_back(round_to_dtype(f(c), dtype)); });
-  return e;
-}
-
 Expected as_expected(const Nd& x, DType dtype) {
   Expected e{x.shape, dtype, x.v};
   for (double& v : e.values) v = round_to_dtype(v, dtype);
@@ -95,7 +72,7 @@ TESSERA_CONFORMANCE_OP("index_select") {
     int64_t d = s.dims[0] < 0 ? s.dims[0] + static_cast<int64_t>(self.shape.size()) : s.dims[0];
     Shape shape = self.shape;
     shape[d] = static_cast<int64_t>(index.size());
-    return std::vector<Expected>{build(shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src = c;
       src[d] = static_cast<int64_t>(index[c[d]]);
       return self.at(src);
@@ -124,7 +101,7 @@ TESSERA_CONFORMANCE_OP("gather") {
     Nd self(s.inputs[0]), index(s.inputs[1]);
     if (self.shape.empty()) return std::vector<Expected>{Expected{{}, s.inputs[0].dtype(), self.v}};
     int64_t d = s.dims[0] < 0 ? s.dims[0] + static_cast<int64_t>(self.shape.size()) : s.dims[0];
-    return std::vector<Expected>{build(index.shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(index.shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src = c;
       src[d] = static_cast<int64_t>(index.at(c));
       return self.at(src);
@@ -477,7 +454,7 @@ TESSERA_CONFORMANCE_OP("one_hot") {
     }
     Shape shape = x.shape;
     shape.push_back(classes);
-    return std::vector<Expected>{build(shape, DType::kI64, [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(shape, DType::kI64, [&](const Shape& c) {
       Shape src(c.begin(), c.end() - 1);
       return x.at(src) == static_cast<double>(c.back()) ? 1.0 : 0.0;
     })};

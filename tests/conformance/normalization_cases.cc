@@ -10,27 +10,6 @@
 namespace tessera::conformance {
 namespace {
 
-// Lines of row-major values along dim: calls f(line pointers) per line.
-void for_lines(const Shape& sizes, int64_t dim, std::vector<double>& v,
-               const std::function<void(std::vector<double*>&)>& f) {
-  if (sizes.empty()) {
-    std::vector<double*> line{v.data()};
-    if (!v.empty()) f(line);
-    return;
-  }
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
-  const int64_t n = sizes[dim];
-  const int64_t outer = n == 0 ? 0 : static_cast<int64_t>(v.size()) / (n * inner);
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      std::vector<double*> line;
-      for (int64_t k = 0; k < n; ++k) line.push_back(&v[(o * n + k) * inner + i]);
-      f(line);
-    }
-  }
-}
-
 int64_t wrap(int64_t d, int64_t ndim) { return ndim == 0 ? 0 : (d + ndim) % ndim; }
 
 std::vector<Sample> softmax_samples(DType dtype, int arity) {
@@ -64,7 +43,7 @@ std::vector<Sample> softmax_samples(DType dtype, int arity) {
 
 Expected softmax_ref(const Tensor& x, int64_t dim, bool log, DType out) {
   Expected e{x.sizes(), out, values_of(x)};
-  for_lines(x.sizes(), wrap(dim, x.dim()), e.values, [&](std::vector<double*>& line) {
+  for_each_line(x.sizes(), wrap(dim, x.dim()), e.values, [&](std::vector<double*>& line) {
     double m = -std::numeric_limits<double>::infinity();
     for (double* p : line) m = std::max(m, *p);
     double s = 0;
@@ -122,7 +101,7 @@ OpCase softmax_backward_case(bool log) {
     std::vector<double> idx(gv.size());
     for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<double>(i);
     e.values.assign(gv.size(), 0.0);
-    for_lines(g.sizes(), wrap(s.dims[0], g.dim()), idx, [&](std::vector<double*>& line) {
+    for_each_line(g.sizes(), wrap(s.dims[0], g.dim()), idx, [&](std::vector<double*>& line) {
       double sum = 0;
       for (double* p : line) {
         const size_t i = static_cast<size_t>(*p);

@@ -7,27 +7,6 @@
 namespace tessera::conformance {
 namespace {
 
-// Applies f to every line of t's row-major values along dim (in place).
-void along_dim(const Shape& sizes, int64_t dim, std::vector<double>& v,
-               const std::function<void(std::vector<double*>&)>& f) {
-  if (sizes.empty()) {
-    std::vector<double*> line{v.data()};
-    if (!v.empty()) f(line);
-    return;
-  }
-  int64_t inner = 1;
-  for (size_t d = static_cast<size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
-  const int64_t n = sizes[dim];
-  const int64_t outer = n == 0 ? 0 : static_cast<int64_t>(v.size()) / (n * inner);
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      std::vector<double*> line;
-      for (int64_t k = 0; k < n; ++k) line.push_back(&v[(o * n + k) * inner + i]);
-      f(line);
-    }
-  }
-}
-
 std::vector<Sample> scan_samples(DType dtype, bool short_rows) {
   std::vector<Sample> out;
   uint64_t seed = 31;
@@ -69,7 +48,7 @@ OpCase scan_case(bool is_sum) {
     const DType out = is_floating(t.dtype()) ? t.dtype() : DType::kI64;
     Expected e{t.sizes(), out, values_of(t)};
     const int64_t dim = t.dim() == 0 ? 0 : (s.dims[0] + t.dim()) % t.dim();
-    along_dim(t.sizes(), dim, e.values, [&](std::vector<double*>& line) {
+    for_each_line(t.sizes(), dim, e.values, [&](std::vector<double*>& line) {
       double acc = is_sum ? 0 : 1;
       for (double* p : line) {
         acc = is_sum ? acc + *p : acc * *p;

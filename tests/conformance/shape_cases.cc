@@ -19,30 +19,6 @@ struct Nd {
   }
 };
 
-int64_t numel_of(const Shape& s) {
-  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
-}
-
-// Calls f(coords) for every coordinate of shape in row-major order.
-void for_each_coord(const Shape& shape, const std::function<void(const Shape&)>& f) {
-  const int64_t n = numel_of(shape);
-  Shape c(shape.size(), 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t rem = i;
-    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-      c[d] = rem % shape[d];
-      rem /= shape[d];
-    }
-    f(c);
-  }
-}
-
-Expected build(const Shape& shape, DType dtype, const std::function<double(const Shape&)>& f) {
-  Expected e{shape, dtype, {}};
-  for_each_coord(shape, [&](const Shape& c) { e.values.push_back(round_to_dtype(f(c), dtype)); });
-  return e;
-}
-
 Sample sample(std::string desc, std::vector<Tensor> in, Shape dims = {},
               std::vector<Scalar> scalars = {}) {
   Sample s;
@@ -66,7 +42,7 @@ Expected cat_reference(const std::vector<Tensor>& in, int64_t dim) {
   if (dim < 0) dim += static_cast<int64_t>(shape.size());
   shape[dim] = 0;
   for (const Nd& p : parts) shape[dim] += p.shape[dim];
-  return build(shape, dtype, [&](const Shape& c) {
+  return build_expected(shape, dtype, [&](const Shape& c) {
     Shape local = c;
     for (const Nd& p : parts) {
       if (local[dim] < p.shape[dim]) return p.at(local);
@@ -166,7 +142,7 @@ TESSERA_CONFORMANCE_OP("stack") {
     for (const Tensor& t : s.inputs) parts.emplace_back(t);
     Shape shape = s.inputs[0].sizes();
     shape.insert(shape.begin() + d, static_cast<int64_t>(parts.size()));
-    return std::vector<Expected>{build(shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape local = c;
       local.erase(local.begin() + d);
       return parts[c[d]].at(local);
@@ -184,7 +160,7 @@ std::vector<Expected> split_reference(const Tensor& t, int64_t dim, const Shape&
   for (int64_t n : sizes) {
     Shape shape = x.shape;
     shape[dim] = n;
-    out.push_back(build(shape, t.dtype(), [&](const Shape& c) {
+    out.push_back(build_expected(shape, t.dtype(), [&](const Shape& c) {
       Shape src = c;
       src[dim] += start;
       return x.at(src);
@@ -272,7 +248,7 @@ TESSERA_CONFORMANCE_OP("flip") {
   c.reference = [](const Sample& s) {
     Nd x(s.inputs[0]);
     const int64_t nd = static_cast<int64_t>(x.shape.size());
-    return std::vector<Expected>{build(x.shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(x.shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src = c;
       for (int64_t d : s.dims) {
         if (nd == 0) break;
@@ -318,7 +294,7 @@ TESSERA_CONFORMANCE_OP("roll") {
       }
       return std::vector<Expected>{e};
     }
-    return std::vector<Expected>{build(x.shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(x.shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src = c;
       for (int64_t i = 0; i < k; ++i) {
         const int64_t d = s.dims[1 + k + i], n = x.shape[d];
@@ -350,7 +326,7 @@ TESSERA_CONFORMANCE_OP("repeat") {
     const size_t nd = s.dims.size(), lead = nd - x.shape.size();
     Shape shape;
     for (size_t d = 0; d < nd; ++d) shape.push_back(s.dims[d] * (d < lead ? 1 : x.shape[d - lead]));
-    return std::vector<Expected>{build(shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src;
       for (size_t d = lead; d < nd; ++d) src.push_back(c[d] % x.shape[d - lead]);
       return x.at(src);
@@ -383,7 +359,7 @@ TESSERA_CONFORMANCE_OP("constant_pad") {
       before[d] = s.dims[2 * i];
       shape[d] += s.dims[2 * i] + s.dims[2 * i + 1];
     }
-    return std::vector<Expected>{build(shape, s.inputs[0].dtype(), [&](const Shape& c) {
+    return std::vector<Expected>{build_expected(shape, s.inputs[0].dtype(), [&](const Shape& c) {
       Shape src = c;
       for (int64_t d = 0; d < nd; ++d) {
         src[d] -= before[d];
