@@ -13,6 +13,8 @@
 #include "devices/cpu/kernels/gemm_dnnl.h"
 
 #include <omp.h>
+
+#include <cstdint>
 #include <oneapi/dnnl/dnnl.h>
 
 #include "devices/cpu/kernels/parallel.h"
@@ -59,8 +61,30 @@ bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t
   if (!(c_cs == 1 || n == 1) || !(m == 1 || c_rs >= n)) return false;
   const int64_t ldc = m == 1 ? n : c_rs;
   match_dnnl_threads();
-  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc < n ? n : ldc) ==
-         dnnl_success;
+  const int64_t ldc_ = ldc < n ? n : ldc;
+  // Workaround: when b is row-major ('N') and 32-byte aligned, as every
+  // tensor from the caching allocator is, oneDNN 2.6.3's sgemm takes a
+  // slower path on this AVX2 machine for mid-size products; a b that is
+  // not 32-byte aligned (malloc'd, as in our comparisons) takes the fast
+  // one, on par with torch. Measured (2 threads, best of 30 x 10 calls,
+  // quiet machine), n=512: aligned b 2.08 ms (129 GFLOP/s), b misaligned
+  // by 16 bytes 1.54 ms (174), torch.mm 1.52-1.56 ms; a's and c's
+  // alignment make no difference; at n=1024 neither does b's (12.1 ms
+  // either way), nor at n=256/384 (0.18/0.61 ms either way). So for
+  // products in (2^26, 512^3] multiply-adds, the first 4 columns go in a
+  // call of their own and the rest start 16 bytes past b's alignment:
+  // n=512 1.62 ms (166 GFLOP/s). Outside that window the split costs more
+  // than it saves (n=1024 13.3 vs 12.1 ms; n=256/384 6-9% slower).
+  constexpr int64_t kSplitCols = 4;
+  if (tb == 'N' && n > 8 * kSplitCols && m * n * k > (int64_t{1} << 26) &&
+      m * n * k <= (int64_t{1} << 27) &&
+      reinterpret_cast<uintptr_t>(b) % 32 == 0) {
+    return dnnl_sgemm(ta, tb, m, kSplitCols, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc_) ==
+               dnnl_success &&
+           dnnl_sgemm(ta, tb, m, n - kSplitCols, k, 1.0f, a, lda, b + kSplitCols, ldb, 0.0f,
+                      c + kSplitCols, ldc_) == dnnl_success;
+  }
+  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc_) == dnnl_success;
 }
 
 }  // namespace tessera::cpu
