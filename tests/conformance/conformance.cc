@@ -175,6 +175,17 @@ Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
   return e;
 }
 
+Sample sample_of(std::string description, std::vector<Tensor> inputs, Shape dims,
+                 std::vector<Scalar> scalars, bool flag) {
+  Sample s;
+  s.description = std::move(description);
+  s.inputs = std::move(inputs);
+  s.dims = std::move(dims);
+  s.scalars = std::move(scalars);
+  s.flag = flag;
+  return s;
+}
+
 int64_t numel_of(const Shape& shape) { return checked_numel(shape, "numel_of"); }
 
 void for_each_coord(const Shape& shape, const std::function<void(const Shape&)>& f) {

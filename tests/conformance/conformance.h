@@ -94,6 +94,24 @@ std::vector<Sample> elementwise_samples(DType dtype, int arity, double lo = -3.0
 Expected map_reference(const std::vector<Tensor>& inputs, DType out_dtype,
                        const std::function<double(const std::vector<double>&)>& f);
 
+// A Sample from its parts.
+Sample sample_of(std::string description, std::vector<Tensor> inputs, Shape dims = {},
+                 std::vector<Scalar> scalars = {}, bool flag = false);
+
+// A host tensor's values with its shape, addressed by coordinates.
+struct Nd {
+  Shape shape;
+  std::vector<double> v;
+  explicit Nd(const Tensor& t) : shape(t.sizes()), v(values_of(t)) {}
+  int64_t offset(const Shape& c) const {
+    int64_t off = 0;
+    for (size_t d = 0; d < shape.size(); ++d) off = off * shape[d] + c[d];
+    return off;
+  }
+  double at(const Shape& c) const { return v[static_cast<size_t>(offset(c))]; }
+  double& at(const Shape& c) { return v[static_cast<size_t>(offset(c))]; }
+};
+
 // Row-major helpers for references.
 int64_t numel_of(const Shape& shape);
 // Calls f(coords) for every coordinate of shape, in row-major order.

@@ -11,17 +11,6 @@ namespace {
 
 constexpr uint64_t kSeed = 20240611;
 
-Sample sample(std::string desc, std::vector<Tensor> in, Shape dims = {},
-              std::vector<Scalar> scalars = {}, bool flag = false) {
-  Sample s;
-  s.description = std::move(desc);
-  s.inputs = std::move(in);
-  s.dims = std::move(dims);
-  s.scalars = std::move(scalars);
-  s.flag = flag;
-  return s;
-}
-
 // A 0-d input that only tells run() the device (creation ops take none).
 Tensor device_marker() { return zeros({}); }
 
@@ -39,10 +28,10 @@ TESSERA_CONFORMANCE_OP("eye") {
   OpCase c;
   c.samples = [](DType) {
     return std::vector<Sample>{
-        sample("0 x 0", {device_marker()}, {0, 0}), sample("3 x 3", {device_marker()}, {3, 3}),
-        sample("2 x 5", {device_marker()}, {2, 5}), sample("5 x 2", {device_marker()}, {5, 2}),
-        sample("0 x 3", {device_marker()}, {0, 3}),
-        sample("larger than L2 1200 x 1100", {device_marker()}, {1200, 1100}),
+        sample_of("0 x 0", {device_marker()}, {0, 0}), sample_of("3 x 3", {device_marker()}, {3, 3}),
+        sample_of("2 x 5", {device_marker()}, {2, 5}), sample_of("5 x 2", {device_marker()}, {5, 2}),
+        sample_of("0 x 3", {device_marker()}, {0, 3}),
+        sample_of("larger than L2 1200 x 1100", {device_marker()}, {1200, 1100}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -69,12 +58,12 @@ TESSERA_CONFORMANCE_OP("linspace") {
   c.dtypes = {DType::kF32};  // each sample covers every dtype, as for eye
   c.samples = [](DType) {
     return std::vector<Sample>{
-        sample("0 steps", {device_marker()}, {0}, {0.0, 1.0}),
-        sample("1 step", {device_marker()}, {1}, {2.0, 5.0}),
-        sample("0 to 10 in 4", {device_marker()}, {4}, {0, 10}),
-        sample("-3 to 7.5 in 11", {device_marker()}, {11}, {-3.0, 7.5}),
-        sample("descending 5 to -5 in 6", {device_marker()}, {6}, {5, -5}),
-        sample("larger than L2: 0 to 100 in 1000000", {device_marker()}, {1000000}, {0, 100}),
+        sample_of("0 steps", {device_marker()}, {0}, {0.0, 1.0}),
+        sample_of("1 step", {device_marker()}, {1}, {2.0, 5.0}),
+        sample_of("0 to 10 in 4", {device_marker()}, {4}, {0, 10}),
+        sample_of("-3 to 7.5 in 11", {device_marker()}, {11}, {-3.0, 7.5}),
+        sample_of("descending 5 to -5 in 6", {device_marker()}, {6}, {5, -5}),
+        sample_of("larger than L2: 0 to 100 in 1000000", {device_marker()}, {1000000}, {0, 100}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -110,12 +99,12 @@ OpCase triangle_case(bool upper, int mode) {  // mode 0: op, 1: in place, 2: out
   c.samples = [](DType t) {
     auto x = [t](const Shape& s, uint64_t seed) { return make_input(s, t, seed); };
     return std::vector<Sample>{
-        sample("[4, 5] diagonal 0", {x({4, 5}, 1)}, {0}),
-        sample("[5, 3] diagonal -1", {x({5, 3}, 2)}, {-1}),
-        sample("transposed [2, 4, 3] diagonal 1", {x({2, 3, 4}, 3).transpose(1, 2)}, {1}),
-        sample("[3, 3] diagonal 7", {x({3, 3}, 4)}, {7}),
-        sample("zero-size [0, 3]", {x({0, 3}, 5)}, {0}),
-        sample("larger than L2 [1024, 700] diagonal 3", {x({1024, 700}, 6)}, {3}),
+        sample_of("[4, 5] diagonal 0", {x({4, 5}, 1)}, {0}),
+        sample_of("[5, 3] diagonal -1", {x({5, 3}, 2)}, {-1}),
+        sample_of("transposed [2, 4, 3] diagonal 1", {x({2, 3, 4}, 3).transpose(1, 2)}, {1}),
+        sample_of("[3, 3] diagonal 7", {x({3, 3}, 4)}, {7}),
+        sample_of("zero-size [0, 3]", {x({0, 3}, 5)}, {0}),
+        sample_of("larger than L2 [1024, 700] diagonal 3", {x({1024, 700}, 6)}, {3}),
     };
   };
   c.run = [upper, mode](const std::vector<Tensor>& x, const Sample& s) {
@@ -155,11 +144,11 @@ TESSERA_CONFORMANCE_OP("randint") {
   c.dtypes = {DType::kF32};  // each sample covers every dtype
   c.samples = [](DType) {
     return std::vector<Sample>{
-        sample("0-d in [0, 2)", {device_marker()}, {}, {0, 2}),
-        sample("[3, 5] in [0, 2)", {device_marker()}, {3, 5}, {0, 2}),
-        sample("zero-size", {device_marker()}, {0, 4}, {0, 2}),
-        sample("[1000, 1100] in [0, 2)", {device_marker()}, {1000, 1100}, {0, 2}),
-        sample("[7, 9] in [-1, 100) (no bool, no u8)", {device_marker()}, {7, 9}, {-1, 100}),
+        sample_of("0-d in [0, 2)", {device_marker()}, {}, {0, 2}),
+        sample_of("[3, 5] in [0, 2)", {device_marker()}, {3, 5}, {0, 2}),
+        sample_of("zero-size", {device_marker()}, {0, 4}, {0, 2}),
+        sample_of("[1000, 1100] in [0, 2)", {device_marker()}, {1000, 1100}, {0, 2}),
+        sample_of("[7, 9] in [-1, 100) (no bool, no u8)", {device_marker()}, {7, 9}, {-1, 100}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -196,9 +185,9 @@ TESSERA_CONFORMANCE_OP("bernoulli") {
   c.samples = [](DType t) {
     auto p = [t](const Shape& s, uint64_t seed) { return make_input(s, t, seed, 0, 1); };
     return std::vector<Sample>{
-        sample("0-d", {p({}, 1)}), sample("[5, 7]", {p({5, 7}, 2)}),
-        sample("transposed [7, 5]", {p({5, 7}, 3).t()}), sample("zero-size", {p({0, 3}, 4)}),
-        sample("larger than L2 [1024, 600]", {p({1024, 600}, 5)}),
+        sample_of("0-d", {p({}, 1)}), sample_of("[5, 7]", {p({5, 7}, 2)}),
+        sample_of("transposed [7, 5]", {p({5, 7}, 3).t()}), sample_of("zero-size", {p({0, 3}, 4)}),
+        sample_of("larger than L2 [1024, 600]", {p({1024, 600}, 5)}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) {
@@ -221,9 +210,9 @@ TESSERA_CONFORMANCE_OP("bernoulli_ scalar p") {
   c.samples = [](DType t) {
     auto x = [t](const Shape& s, uint64_t seed) { return make_input(s, t, seed); };
     return std::vector<Sample>{
-        sample("0-d p 0.5", {x({}, 1)}, {}, {0.5}), sample("[5, 7] p 0.25", {x({5, 7}, 2)}, {}, {0.25}),
-        sample("transposed p 0.9", {x({5, 7}, 3).t()}, {}, {0.9}),
-        sample("p 0 and p 1 on [3]", {x({3}, 4)}, {}, {1.0}),
+        sample_of("0-d p 0.5", {x({}, 1)}, {}, {0.5}), sample_of("[5, 7] p 0.25", {x({5, 7}, 2)}, {}, {0.25}),
+        sample_of("transposed p 0.9", {x({5, 7}, 3).t()}, {}, {0.9}),
+        sample_of("p 0 and p 1 on [3]", {x({3}, 4)}, {}, {1.0}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -249,14 +238,14 @@ TESSERA_CONFORMANCE_OP("native_dropout") {
   c.samples = [](DType t) {
     auto x = [t](const Shape& s, uint64_t seed) { return make_input(s, t, seed); };
     return std::vector<Sample>{
-        sample("0-d p 0.3", {x({}, 1)}, {}, {0.3}, true),
-        sample("[5, 7] p 0.3", {x({5, 7}, 2)}, {}, {0.3}, true),
-        sample("transposed p 0.5", {x({5, 7}, 3).t()}, {}, {0.5}, true),
-        sample("p 1", {x({4}, 4)}, {}, {1.0}, true),
-        sample("p 0", {x({4}, 5)}, {}, {0.0}, true),
-        sample("eval", {x({4}, 6)}, {}, {0.5}, false),
-        sample("zero-size", {x({0, 3}, 7)}, {}, {0.5}, true),
-        sample("larger than L2 [1024, 600] p 0.1", {x({1024, 600}, 8)}, {}, {0.1}, true),
+        sample_of("0-d p 0.3", {x({}, 1)}, {}, {0.3}, true),
+        sample_of("[5, 7] p 0.3", {x({5, 7}, 2)}, {}, {0.3}, true),
+        sample_of("transposed p 0.5", {x({5, 7}, 3).t()}, {}, {0.5}, true),
+        sample_of("p 1", {x({4}, 4)}, {}, {1.0}, true),
+        sample_of("p 0", {x({4}, 5)}, {}, {0.0}, true),
+        sample_of("eval", {x({4}, 6)}, {}, {0.5}, false),
+        sample_of("zero-size", {x({0, 3}, 7)}, {}, {0.5}, true),
+        sample_of("larger than L2 [1024, 600] p 0.1", {x({1024, 600}, 8)}, {}, {0.1}, true),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -288,8 +277,8 @@ TESSERA_CONFORMANCE_OP("native_dropout_backward") {
   c.dtypes = floating_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[5, 7]", {make_input({5, 7}, t, 1), make_input({5, 7}, DType::kBool, 2)}, {}, {2.0}),
-        sample("transposed", {make_input({7, 5}, t, 3).t(), make_input({5, 7}, DType::kBool, 4)}, {}, {1.25}),
+        sample_of("[5, 7]", {make_input({5, 7}, t, 1), make_input({5, 7}, DType::kBool, 2)}, {}, {2.0}),
+        sample_of("transposed", {make_input({7, 5}, t, 3).t(), make_input({5, 7}, DType::kBool, 4)}, {}, {1.25}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {

@@ -8,34 +8,10 @@
 namespace tessera::conformance {
 namespace {
 
-struct Nd {
-  Shape shape;
-  std::vector<double> v;
-  explicit Nd(const Tensor& t) : shape(t.sizes()), v(values_of(t)) {}
-  int64_t offset(const Shape& c) const {
-    int64_t off = 0;
-    for (size_t d = 0; d < shape.size(); ++d) off = off * shape[d] + c[d];
-    return off;
-  }
-  double at(const Shape& c) const { return v[static_cast<size_t>(offset(c))]; }
-  double& at(const Shape& c) { return v[static_cast<size_t>(offset(c))]; }
-};
-
 Expected as_expected(const Nd& x, DType dtype) {
   Expected e{x.shape, dtype, x.v};
   for (double& v : e.values) v = round_to_dtype(v, dtype);
   return e;
-}
-
-Sample sample(std::string desc, std::vector<Tensor> in, Shape dims = {},
-              std::vector<Scalar> scalars = {}, bool flag = false) {
-  Sample s;
-  s.description = std::move(desc);
-  s.inputs = std::move(in);
-  s.dims = std::move(dims);
-  s.scalars = std::move(scalars);
-  s.flag = flag;
-  return s;
 }
 
 Tensor in(const Shape& s, DType t, uint64_t seed) { return make_input(s, t, seed); }
@@ -52,14 +28,14 @@ TESSERA_CONFORMANCE_OP("index_select") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d self, 1 index", {in({}, t, 1), idx({1}, 2, 0, 0)}, {0}),
-        sample("[5, 3] dim 0", {in({5, 3}, t, 3), idx({7}, 4, 0, 4)}, {0}),
-        sample("transposed [4, 6] dim 1", {in({6, 4}, t, 5).t(), idx({3}, 6, 0, 5)}, {1}),
-        sample("strided index", {in({5, 3}, t, 7), idx({8}, 8, 0, 4).slice(0, 0, std::nullopt, 2)}, {-2}),
-        sample("0-d index", {in({5, 3}, t, 9), idx({}, 10, 0, 2)}, {1}),
-        sample("zero-size index", {in({5, 3}, t, 11), idx({0}, 12, 0, 2)}, {1}),
-        sample("int32 index", {in({5, 3}, t, 13), idx({4}, 14, 0, 4).to(DType::kI32)}, {0}),
-        sample("larger than L2 [1024, 600] dim 0", {in({1024, 600}, t, 15), idx({900}, 16, 0, 1023)}, {0}),
+        sample_of("0-d self, 1 index", {in({}, t, 1), idx({1}, 2, 0, 0)}, {0}),
+        sample_of("[5, 3] dim 0", {in({5, 3}, t, 3), idx({7}, 4, 0, 4)}, {0}),
+        sample_of("transposed [4, 6] dim 1", {in({6, 4}, t, 5).t(), idx({3}, 6, 0, 5)}, {1}),
+        sample_of("strided index", {in({5, 3}, t, 7), idx({8}, 8, 0, 4).slice(0, 0, std::nullopt, 2)}, {-2}),
+        sample_of("0-d index", {in({5, 3}, t, 9), idx({}, 10, 0, 2)}, {1}),
+        sample_of("zero-size index", {in({5, 3}, t, 11), idx({0}, 12, 0, 2)}, {1}),
+        sample_of("int32 index", {in({5, 3}, t, 13), idx({4}, 14, 0, 4).to(DType::kI32)}, {0}),
+        sample_of("larger than L2 [1024, 600] dim 0", {in({1024, 600}, t, 15), idx({900}, 16, 0, 1023)}, {0}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -86,12 +62,12 @@ TESSERA_CONFORMANCE_OP("gather") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d", {in({}, t, 1), idx({}, 2, 0, 0)}, {0}),
-        sample("[4, 5] dim 1, index [3, 7]", {in({4, 5}, t, 3), idx({3, 7}, 4, 0, 4)}, {1}),
-        sample("transposed self, dim 0", {in({5, 4}, t, 5).t(), idx({6, 3}, 6, 0, 3)}, {0}),
-        sample("transposed index, dim -1", {in({4, 5}, t, 7), idx({2, 4}, 8, 0, 4).t()}, {-1}),
-        sample("zero-size index", {in({4, 5}, t, 9), idx({0, 5}, 10, 0, 3)}, {0}),
-        sample("larger than L2 [1024, 600] dim 1", {in({1024, 600}, t, 11), idx({1024, 600}, 12, 0, 599)}, {1}),
+        sample_of("0-d", {in({}, t, 1), idx({}, 2, 0, 0)}, {0}),
+        sample_of("[4, 5] dim 1, index [3, 7]", {in({4, 5}, t, 3), idx({3, 7}, 4, 0, 4)}, {1}),
+        sample_of("transposed self, dim 0", {in({5, 4}, t, 5).t(), idx({6, 3}, 6, 0, 3)}, {0}),
+        sample_of("transposed index, dim -1", {in({4, 5}, t, 7), idx({2, 4}, 8, 0, 4).t()}, {-1}),
+        sample_of("zero-size index", {in({4, 5}, t, 9), idx({0, 5}, 10, 0, 3)}, {0}),
+        sample_of("larger than L2 [1024, 600] dim 1", {in({1024, 600}, t, 11), idx({1024, 600}, 12, 0, 599)}, {1}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -157,7 +133,7 @@ std::vector<Sample> scatter_samples(DType t, bool with_src, bool add) {
                   int64_t dim) {
     std::vector<Tensor> inputs{std::move(self), std::move(index)};
     if (with_src) inputs.push_back(in(src_shape, t, seed++));
-    out.push_back(sample(std::move(desc), std::move(inputs), {dim}, {2}));
+    out.push_back(sample_of(std::move(desc), std::move(inputs), {dim}, {2}));
   };
   push("0-d", in({}, t, 100), idx({}, 101, 0, 0), {}, 0);
   push("[4, 5] dim 1, index [3, 5]", in({4, 5}, t, seed++), unique_rows_index(3, 5, 5, 2), {3, 6}, 1);
@@ -268,22 +244,22 @@ TESSERA_CONFORMANCE_OP("index_put_") {
     std::vector<Sample> out;
     for (bool acc : {false, true}) {
       std::string a = acc ? " accumulate" : "";
-      out.push_back(sample("[5, 3] one index, 0-d value" + a,
+      out.push_back(sample_of("[5, 3] one index, 0-d value" + a,
                            {in({5, 3}, t, 1), in({}, t, 2), unique_index(3, 5, 2, true)}, {}, {}, acc));
-      out.push_back(sample("transposed [4, 6] one index, row values" + a,
+      out.push_back(sample_of("transposed [4, 6] one index, row values" + a,
                            {in({6, 4}, t, 3).t(), in({6}, t, 4), unique_index(4, 4, 3, false)}, {}, {}, acc));
-      out.push_back(sample("[4, 5, 2] two broadcast indices" + a,
+      out.push_back(sample_of("[4, 5, 2] two broadcast indices" + a,
                            {in({4, 5, 2}, t, 5), in({3, 1, 2}, t, 6), unique_index(3, 4, 1, false).reshape({3, 1}),
                             unique_index(1, 5, 1, true)}, {}, {}, acc));
-      out.push_back(sample("[4, 5] full index" + a,
+      out.push_back(sample_of("[4, 5] full index" + a,
                            {in({4, 5}, t, 7), in({4}, t, 8), unique_index(4, 4, 3, false),
                             unique_index(4, 5, 2, true)}, {}, {}, acc));
-      out.push_back(sample("zero-size index" + a,
+      out.push_back(sample_of("zero-size index" + a,
                            {in({4, 5}, t, 9), in({}, t, 10), idx({0}, 11, 0, 3)}, {}, {}, acc));
     }
-    out.push_back(sample("duplicates accumulate",
+    out.push_back(sample_of("duplicates accumulate",
                          {in({5, 3}, t, 12), in({9, 3}, t, 13), idx({9}, 14, -5, 4)}, {}, {}, true));
-    out.push_back(sample("larger than L2 [1024, 600] accumulate",
+    out.push_back(sample_of("larger than L2 [1024, 600] accumulate",
                          {in({1024, 600}, t, 15), in({600}, t, 16), idx({700}, 17, 0, 1023)}, {}, {}, true));
     return out;
   };
@@ -308,9 +284,9 @@ TESSERA_CONFORMANCE_OP("index_put bool mask") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[4, 5] full mask, 0-d value", {in({4, 5}, t, 1), in({}, t, 2), mask({4, 5}, 3)}),
-        sample("[4, 5] leading mask, row value", {in({4, 5}, t, 4), in({5}, t, 5), mask({4}, 6)}),
-        sample("transposed self, transposed mask", {in({5, 4}, t, 7).t(), in({}, t, 8), mask({5, 4}, 9).t()}),
+        sample_of("[4, 5] full mask, 0-d value", {in({4, 5}, t, 1), in({}, t, 2), mask({4, 5}, 3)}),
+        sample_of("[4, 5] leading mask, row value", {in({4, 5}, t, 4), in({5}, t, 5), mask({4}, 6)}),
+        sample_of("transposed self, transposed mask", {in({5, 4}, t, 7).t(), in({}, t, 8), mask({5, 4}, 9).t()}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) {
@@ -334,12 +310,12 @@ TESSERA_CONFORMANCE_OP("masked_fill") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d", {in({}, t, 1), mask({}, 2)}),
-        sample("[5, 7]", {in({5, 7}, t, 3), mask({5, 7}, 4)}),
-        sample("transposed self, broadcast mask", {in({7, 5}, t, 5).t(), mask({7}, 6)}),
-        sample("broadcast self", {in({1, 6}, t, 7), mask({4, 6}, 8)}),
-        sample("zero-size", {in({0, 3}, t, 9), mask({0, 3}, 10)}),
-        sample("larger than L2 [1024, 600]", {in({1024, 600}, t, 11), mask({1024, 600}, 12)}),
+        sample_of("0-d", {in({}, t, 1), mask({}, 2)}),
+        sample_of("[5, 7]", {in({5, 7}, t, 3), mask({5, 7}, 4)}),
+        sample_of("transposed self, broadcast mask", {in({7, 5}, t, 5).t(), mask({7}, 6)}),
+        sample_of("broadcast self", {in({1, 6}, t, 7), mask({4, 6}, 8)}),
+        sample_of("zero-size", {in({0, 3}, t, 9), mask({0, 3}, 10)}),
+        sample_of("larger than L2 [1024, 600]", {in({1024, 600}, t, 11), mask({1024, 600}, 12)}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) {
@@ -357,8 +333,8 @@ TESSERA_CONFORMANCE_OP("masked_fill_ tensor value") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[5, 7]", {in({5, 7}, t, 1), mask({5, 7}, 2), in({}, t, 3)}),
-        sample("transposed, broadcast mask", {in({7, 5}, t, 4).t(), mask({1, 7}, 5), in({}, t, 6)}),
+        sample_of("[5, 7]", {in({5, 7}, t, 1), mask({5, 7}, 2), in({}, t, 3)}),
+        sample_of("transposed, broadcast mask", {in({7, 5}, t, 4).t(), mask({1, 7}, 5), in({}, t, 6)}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) {
@@ -378,11 +354,11 @@ TESSERA_CONFORMANCE_OP("masked_select") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d", {in({}, t, 1), mask({}, 2)}),
-        sample("[5, 7]", {in({5, 7}, t, 3), mask({5, 7}, 4)}),
-        sample("transposed self, broadcast mask", {in({7, 5}, t, 5).t(), mask({7}, 6)}),
-        sample("zero-size", {in({0, 3}, t, 7), mask({0, 3}, 8)}),
-        sample("larger than L2 [1024, 600]", {in({1024, 600}, t, 9), mask({1024, 600}, 10)}),
+        sample_of("0-d", {in({}, t, 1), mask({}, 2)}),
+        sample_of("[5, 7]", {in({5, 7}, t, 3), mask({5, 7}, 4)}),
+        sample_of("transposed self, broadcast mask", {in({7, 5}, t, 5).t(), mask({7}, 6)}),
+        sample_of("zero-size", {in({0, 3}, t, 7), mask({0, 3}, 8)}),
+        sample_of("larger than L2 [1024, 600]", {in({1024, 600}, t, 9), mask({1024, 600}, 10)}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) {
@@ -408,11 +384,11 @@ TESSERA_CONFORMANCE_OP("nonzero") {
     // Values in [-1, 1] so integer inputs have zeros.
     auto z = [t](const Shape& s, uint64_t seed) { return make_input(s, t, seed, -1, 1); };
     return std::vector<Sample>{
-        sample("0-d", {z({}, 1)}),
-        sample("[5, 7]", {z({5, 7}, 2)}),
-        sample("transposed [3, 4, 2]", {z({2, 4, 3}, 3).permute({2, 1, 0})}),
-        sample("zero-size", {z({0, 3}, 4)}),
-        sample("larger than L2 [1024, 600]", {z({1024, 600}, 5)}),
+        sample_of("0-d", {z({}, 1)}),
+        sample_of("[5, 7]", {z({5, 7}, 2)}),
+        sample_of("transposed [3, 4, 2]", {z({2, 4, 3}, 3).permute({2, 1, 0})}),
+        sample_of("zero-size", {z({0, 3}, 4)}),
+        sample_of("larger than L2 [1024, 600]", {z({1024, 600}, 5)}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample&) { return std::vector<Tensor>{nonzero(x[0])}; };
@@ -436,10 +412,10 @@ TESSERA_CONFORMANCE_OP("one_hot") {
   c.dtypes = {DType::kI64};
   c.samples = [](DType) {
     return std::vector<Sample>{
-        sample("0-d, inferred", {idx({}, 1, 0, 3)}, {-1}),
-        sample("[5] with 6 classes", {idx({5}, 2, 0, 5)}, {6}),
-        sample("transposed [3, 4], inferred", {idx({4, 3}, 3, 0, 4).t()}, {-1}),
-        sample("zero-size with 3 classes", {idx({0}, 4, 0, 2)}, {3}),
+        sample_of("0-d, inferred", {idx({}, 1, 0, 3)}, {-1}),
+        sample_of("[5] with 6 classes", {idx({5}, 2, 0, 5)}, {6}),
+        sample_of("transposed [3, 4], inferred", {idx({4, 3}, 3, 0, 4).t()}, {-1}),
+        sample_of("zero-size with 3 classes", {idx({0}, 4, 0, 2)}, {3}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {

@@ -7,28 +7,6 @@
 namespace tessera::conformance {
 namespace {
 
-// A host tensor's values with its shape, addressed by coordinates.
-struct Nd {
-  Shape shape;
-  std::vector<double> v;
-  explicit Nd(const Tensor& t) : shape(t.sizes()), v(values_of(t)) {}
-  double at(const Shape& c) const {
-    int64_t off = 0;
-    for (size_t d = 0; d < shape.size(); ++d) off = off * shape[d] + c[d];
-    return v[static_cast<size_t>(off)];
-  }
-};
-
-Sample sample(std::string desc, std::vector<Tensor> in, Shape dims = {},
-              std::vector<Scalar> scalars = {}) {
-  Sample s;
-  s.description = std::move(desc);
-  s.inputs = std::move(in);
-  s.dims = std::move(dims);
-  s.scalars = std::move(scalars);
-  return s;
-}
-
 // Reference cat of the inputs along dim (legacy 1-D empty inputs skipped).
 Expected cat_reference(const std::vector<Tensor>& in, int64_t dim) {
   DType dtype = in[0].dtype();
@@ -61,16 +39,16 @@ TESSERA_CONFORMANCE_OP("cat") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[2, 3] + [4, 3] dim 0", {in({2, 3}, t, 1), in({4, 3}, t, 2)}, {0}),
-        sample("transposed [5, 3] + [5, 2] dim -1", {in({3, 5}, t, 3).t(), in({5, 2}, t, 4)}, {-1}),
-        sample("zero-size [0, 3] + [2, 3] + strided", {in({0, 3}, t, 5), in({2, 3}, t, 6),
+        sample_of("[2, 3] + [4, 3] dim 0", {in({2, 3}, t, 1), in({4, 3}, t, 2)}, {0}),
+        sample_of("transposed [5, 3] + [5, 2] dim -1", {in({3, 5}, t, 3).t(), in({5, 2}, t, 4)}, {-1}),
+        sample_of("zero-size [0, 3] + [2, 3] + strided", {in({0, 3}, t, 5), in({2, 3}, t, 6),
                                                         in({2, 6}, t, 7).slice(1, 0, std::nullopt, 2)},
                {0}),
-        sample("legacy empty [0] skipped", {in({0}, t, 8), in({2, 3}, t, 9)}, {1}),
-        sample("three 1-D", {in({1}, t, 10), in({4}, t, 11), in({2}, t, 12)}, {0}),
-        sample("expanded [1, 6] to [3, 6] + [3, 6] dim 1",
+        sample_of("legacy empty [0] skipped", {in({0}, t, 8), in({2, 3}, t, 9)}, {1}),
+        sample_of("three 1-D", {in({1}, t, 10), in({4}, t, 11), in({2}, t, 12)}, {0}),
+        sample_of("expanded [1, 6] to [3, 6] + [3, 6] dim 1",
                {in({1, 6}, t, 13).expand({3, 6}), in({3, 6}, t, 14)}, {1}),
-        sample("larger than L2 [512, 600] + [512, 500] dim 1",
+        sample_of("larger than L2 [512, 600] + [512, 500] dim 1",
                {in({512, 600}, t, 15), in({512, 500}, t, 16)}, {1}),
     };
   };
@@ -88,9 +66,9 @@ TESSERA_CONFORMANCE_OP("cat mixed dtypes") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("with int32", {in({2, 3}, t, 1), in({1, 3}, DType::kI32, 2)}, {0}),
-        sample("with float16", {in({2, 3}, t, 3), in({2, 2}, DType::kF16, 4)}, {1}),
-        sample("with bool", {in({2}, DType::kBool, 5), in({3}, t, 6)}, {0}),
+        sample_of("with int32", {in({2, 3}, t, 1), in({1, 3}, DType::kI32, 2)}, {0}),
+        sample_of("with float16", {in({2, 3}, t, 3), in({2, 2}, DType::kF16, 4)}, {1}),
+        sample_of("with bool", {in({2}, DType::kBool, 5), in({3}, t, 6)}, {0}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -106,7 +84,7 @@ TESSERA_CONFORMANCE_OP("cat_out") {
   OpCase c;
   c.dtypes = {DType::kF32, DType::kI64};
   c.samples = [](DType t) {
-    return std::vector<Sample>{sample("[2, 3] + [4, 3]", {in({2, 3}, t, 1), in({4, 3}, t, 2)}, {0})};
+    return std::vector<Sample>{sample_of("[2, 3] + [4, 3]", {in({2, 3}, t, 1), in({4, 3}, t, 2)}, {0})};
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
     Tensor out = empty({6, 3}, TensorOptions(DType::kF64, x[0].device()));
@@ -126,10 +104,10 @@ TESSERA_CONFORMANCE_OP("stack") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d", {in({}, t, 1), in({}, t, 2)}, {0}),
-        sample("[2, 3] dim 1", {in({2, 3}, t, 3), in({3, 2}, t, 4).t(), in({2, 3}, t, 5)}, {1}),
-        sample("[2, 3] dim -1", {in({2, 3}, t, 6), in({2, 3}, t, 7)}, {-1}),
-        sample("zero-size", {in({0, 3}, t, 8), in({0, 3}, t, 9)}, {0}),
+        sample_of("0-d", {in({}, t, 1), in({}, t, 2)}, {0}),
+        sample_of("[2, 3] dim 1", {in({2, 3}, t, 3), in({3, 2}, t, 4).t(), in({2, 3}, t, 5)}, {1}),
+        sample_of("[2, 3] dim -1", {in({2, 3}, t, 6), in({2, 3}, t, 7)}, {-1}),
+        sample_of("zero-size", {in({0, 3}, t, 8), in({0, 3}, t, 9)}, {0}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -176,10 +154,10 @@ TESSERA_CONFORMANCE_OP("split") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[7, 3] by 3", {in({7, 3}, t, 1)}, {0}, {3}),
-        sample("transposed [3, 8] by 4 dim 1", {in({8, 3}, t, 2).t()}, {1}, {4}),
-        sample("[5, 2] by sizes [1, 0, 4]", {in({5, 2}, t, 3)}, {0, 1, 0, 4}, {-1}),
-        sample("zero-size [0, 2] by 2", {in({0, 2}, t, 4)}, {0}, {2}),
+        sample_of("[7, 3] by 3", {in({7, 3}, t, 1)}, {0}, {3}),
+        sample_of("transposed [3, 8] by 4 dim 1", {in({8, 3}, t, 2).t()}, {1}, {4}),
+        sample_of("[5, 2] by sizes [1, 0, 4]", {in({5, 2}, t, 3)}, {0, 1, 0, 4}, {-1}),
+        sample_of("zero-size [0, 2] by 2", {in({0, 2}, t, 4)}, {0}, {2}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -210,9 +188,9 @@ TESSERA_CONFORMANCE_OP("chunk") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[5, 2] into 3", {in({5, 2}, t, 1)}, {0}, {3}),
-        sample("[5, 2] into 4", {in({5, 2}, t, 2)}, {0}, {4}),
-        sample("[2, 6] into 2 along dim 1", {in({2, 6}, t, 3)}, {1}, {2}),
+        sample_of("[5, 2] into 3", {in({5, 2}, t, 1)}, {0}, {3}),
+        sample_of("[5, 2] into 4", {in({5, 2}, t, 2)}, {0}, {4}),
+        sample_of("[2, 6] into 2 along dim 1", {in({2, 6}, t, 3)}, {1}, {2}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -234,12 +212,12 @@ TESSERA_CONFORMANCE_OP("flip") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d", {in({}, t, 1)}, {0}),
-        sample("[3, 4] dim 0", {in({3, 4}, t, 2)}, {0}),
-        sample("transposed [4, 5] dims 0, -1", {in({5, 4}, t, 3).t()}, {0, -1}),
-        sample("[2, 3, 4] dim 1", {in({2, 3, 4}, t, 4)}, {1}),
-        sample("zero-size", {in({0, 3}, t, 5)}, {1}),
-        sample("larger than L2 [1024, 700] dim 1", {in({1024, 700}, t, 6)}, {1}),
+        sample_of("0-d", {in({}, t, 1)}, {0}),
+        sample_of("[3, 4] dim 0", {in({3, 4}, t, 2)}, {0}),
+        sample_of("transposed [4, 5] dims 0, -1", {in({5, 4}, t, 3).t()}, {0, -1}),
+        sample_of("[2, 3, 4] dim 1", {in({2, 3, 4}, t, 4)}, {1}),
+        sample_of("zero-size", {in({0, 3}, t, 5)}, {1}),
+        sample_of("larger than L2 [1024, 700] dim 1", {in({1024, 700}, t, 6)}, {1}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -267,12 +245,12 @@ TESSERA_CONFORMANCE_OP("roll") {
   // dims[0] is the number of dims given; then shifts, then dims.
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[2, 3] flattened by 1", {in({2, 3}, t, 1)}, {0, 1}),
-        sample("transposed [3, 4] flattened by -5", {in({4, 3}, t, 2).t()}, {0, -5}),
-        sample("[3, 4] by 1 on dim 0", {in({3, 4}, t, 3)}, {1, 1, 0}),
-        sample("[3, 4] by (-1, 6) on dims (1, 0)", {in({3, 4}, t, 4)}, {2, -1, 6, 1, 0}),
-        sample("zero-size", {in({0, 3}, t, 5)}, {1, 2, 1}),
-        sample("larger than L2 [1024, 600] by 7 on dim 1", {in({1024, 600}, t, 6)}, {1, 7, 1}),
+        sample_of("[2, 3] flattened by 1", {in({2, 3}, t, 1)}, {0, 1}),
+        sample_of("transposed [3, 4] flattened by -5", {in({4, 3}, t, 2).t()}, {0, -5}),
+        sample_of("[3, 4] by 1 on dim 0", {in({3, 4}, t, 3)}, {1, 1, 0}),
+        sample_of("[3, 4] by (-1, 6) on dims (1, 0)", {in({3, 4}, t, 4)}, {2, -1, 6, 1, 0}),
+        sample_of("zero-size", {in({0, 3}, t, 5)}, {1, 2, 1}),
+        sample_of("larger than L2 [1024, 600] by 7 on dim 1", {in({1024, 600}, t, 6)}, {1, 7, 1}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -311,11 +289,11 @@ TESSERA_CONFORMANCE_OP("repeat") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("0-d by [3]", {in({}, t, 1)}, {3}),
-        sample("[2, 3] by [2, 2]", {in({2, 3}, t, 2)}, {2, 2}),
-        sample("transposed [3, 2] by [2, 1, 3]", {in({2, 3}, t, 3).t()}, {2, 1, 3}),
-        sample("[2] by [0, 2]", {in({2}, t, 4)}, {0, 2}),
-        sample("larger than L2 [512, 512] by [2, 2]", {in({512, 512}, t, 5)}, {2, 2}),
+        sample_of("0-d by [3]", {in({}, t, 1)}, {3}),
+        sample_of("[2, 3] by [2, 2]", {in({2, 3}, t, 2)}, {2, 2}),
+        sample_of("transposed [3, 2] by [2, 1, 3]", {in({2, 3}, t, 3).t()}, {2, 1, 3}),
+        sample_of("[2] by [0, 2]", {in({2}, t, 4)}, {0, 2}),
+        sample_of("larger than L2 [512, 512] by [2, 2]", {in({512, 512}, t, 5)}, {2, 2}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
@@ -340,11 +318,11 @@ TESSERA_CONFORMANCE_OP("constant_pad") {
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
     return std::vector<Sample>{
-        sample("[2, 3] pad (1, 2)", {in({2, 3}, t, 1)}, {1, 2}),
-        sample("transposed [3, 4] pad (1, 0, 0, 2)", {in({4, 3}, t, 2).t()}, {1, 0, 0, 2}),
-        sample("[3, 5] crop (-1, -2, 1, -1)", {in({3, 5}, t, 3)}, {-1, -2, 1, -1}),
-        sample("zero-size [0, 2] pad (1, 1)", {in({0, 2}, t, 4)}, {1, 1}),
-        sample("larger than L2 [1024, 600] pad (3, 4, 1, 1)", {in({1024, 600}, t, 5)}, {3, 4, 1, 1}),
+        sample_of("[2, 3] pad (1, 2)", {in({2, 3}, t, 1)}, {1, 2}),
+        sample_of("transposed [3, 4] pad (1, 0, 0, 2)", {in({4, 3}, t, 2).t()}, {1, 0, 0, 2}),
+        sample_of("[3, 5] crop (-1, -2, 1, -1)", {in({3, 5}, t, 3)}, {-1, -2, 1, -1}),
+        sample_of("zero-size [0, 2] pad (1, 1)", {in({0, 2}, t, 4)}, {1, 1}),
+        sample_of("larger than L2 [1024, 600] pad (3, 4, 1, 1)", {in({1024, 600}, t, 5)}, {3, 4, 1, 1}),
     };
   };
   c.run = [](const std::vector<Tensor>& x, const Sample& s) {
