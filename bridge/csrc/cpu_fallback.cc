@@ -1,0 +1,65 @@
+#include "bridge/csrc/cpu_fallback.h"
+
+#include <ATen/native/CPUFallback.h>
+#include <torch/library.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+namespace torch_tessera {
+namespace {
+
+std::mutex stats_mutex;
+std::map<std::string, int64_t>& stats() {
+  static std::map<std::string, int64_t> counts;
+  return counts;
+}
+
+std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> flag = [] {
+    const char* v = std::getenv("TESSERA_DISABLE_CPU_FALLBACK");
+    return !(v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0);
+  }();
+  return flag;
+}
+
+std::string op_name(const c10::OperatorHandle& op) {
+  const c10::OperatorName& name = op.schema().operator_name();
+  return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
+}
+
+void tessera_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string name = op_name(op);
+  TORCH_CHECK_NOT_IMPLEMENTED(enabled_flag().load(), "tessera has no kernel for ", name,
+                              " and the CPU fallback is off (TESSERA_DISABLE_CPU_FALLBACK or "
+                              "torch_tessera.set_fallback_enabled(False))");
+  {
+    std::lock_guard<std::mutex> lock(stats_mutex);
+    ++stats()[name];
+  }
+  at::native::cpu_fallback(op, stack);
+}
+
+TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&tessera_cpu_fallback>());
+}
+
+}  // namespace
+
+std::map<std::string, int64_t> fallback_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  return stats();
+}
+
+void reset_fallback_stats() {
+  std::lock_guard<std::mutex> lock(stats_mutex);
+  stats().clear();
+}
+
+void set_fallback_enabled(bool enabled) { enabled_flag().store(enabled); }
+
+bool fallback_enabled() { return enabled_flag().load(); }
+
+}  // namespace torch_tessera

@@ -1,0 +1,19 @@
+// The boxed CPU fallback: an aten op with no tessera kernel runs on the
+// CPU (inputs copied there, outputs copied back). Each use is counted per
+// op; the fallback can be switched off, turning such calls into
+// NotImplementedError, with TESSERA_DISABLE_CPU_FALLBACK=1 (the runtime's
+// switch for its own fallback) or set_fallback_enabled(false).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace torch_tessera {
+
+std::map<std::string, int64_t> fallback_stats();
+void reset_fallback_stats();
+void set_fallback_enabled(bool enabled);
+bool fallback_enabled();
+
+}  // namespace torch_tessera

@@ -1,0 +1,153 @@
+// c10's device guard for tessera: the current device and stream per
+// thread, and events, all backed by the runtime (so torch.Stream,
+// torch.Event, record_stream and elapsed_time are real).
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+#include <c10/util/Exception.h>
+
+#include "bridge/csrc/allocator.h"
+#include "bridge/csrc/device_list.h"
+#include "bridge/csrc/error_translation.h"
+#include "runtime/stream/event.h"
+#include "runtime/stream/stream.h"
+
+namespace torch_tessera {
+namespace {
+
+constexpr c10::DeviceType kType = c10::DeviceType::PrivateUse1;
+
+c10::Stream to_torch_stream(const tessera::Stream& s) {
+  return c10::Stream(c10::Stream::UNSAFE, torch_device(s.device()),
+                     static_cast<c10::StreamId>(s.id()));
+}
+
+tessera::Stream to_runtime_stream(const c10::Stream& s) {
+  return tessera::Stream(runtime_device(s.device()), static_cast<uint32_t>(s.id()));
+}
+
+tessera::Event* as_event(void* event) { return static_cast<tessera::Event*>(event); }
+
+struct TesseraGuardImpl final : public c10::impl::DeviceGuardImplInterface {
+  c10::DeviceType type() const override { return kType; }
+
+  c10::Device exchangeDevice(c10::Device d) const override {
+    const c10::Device old = getDevice();
+    if (d.index() != old.index()) setDevice(d);
+    return old;
+  }
+
+  c10::Device getDevice() const override { return c10::Device(kType, current_device()); }
+
+  void setDevice(c10::Device d) const override {
+    TORCH_CHECK(d.type() == kType, "expected a tessera device, got ", d);
+    set_current_device(d.has_index() ? d.index() : 0);
+  }
+
+  void uncheckedSetDevice(c10::Device d) const noexcept override {
+    try {
+      setDevice(d);
+    } catch (...) {
+    }
+  }
+
+  c10::Stream getStream(c10::Device d) const override {
+    return to_torch_stream(tessera::current_stream(runtime_device(d)));
+  }
+
+  c10::Stream getDefaultStream(c10::Device d) const override {
+    return to_torch_stream(tessera::Stream::default_stream(runtime_device(d)));
+  }
+
+  c10::Stream getStreamFromGlobalPool(c10::Device d, bool /*high_priority*/) const override {
+    return getNewStream(d, 0);
+  }
+
+  c10::Stream getNewStream(c10::Device d, int /*priority*/) const override {
+    tessera::Stream s = tessera::Stream::default_stream(runtime_device(d));
+    TESSERA_TRANSLATE_ERRORS(s = tessera::Stream::create(runtime_device(d)));
+    return to_torch_stream(s);
+  }
+
+  c10::Stream exchangeStream(c10::Stream s) const override {
+    const tessera::Stream next = to_runtime_stream(s);
+    const tessera::Stream previous = tessera::current_stream(next.device());
+    tessera::set_current_stream(next);
+    return to_torch_stream(previous);
+  }
+
+  void* getStreamNativeHandle(const c10::Stream s) const override {
+    return to_runtime_stream(s).native();
+  }
+
+  c10::DeviceIndex deviceCount() const noexcept override {
+    try {
+      return torch_tessera::device_count();
+    } catch (...) {
+      return 0;
+    }
+  }
+
+  void record(void** event, const c10::Stream& stream, const c10::DeviceIndex device_index,
+              const c10::EventFlag /*flag*/) const override {
+    TORCH_CHECK(device_index == -1 || device_index == stream.device_index(),
+                "Event device index ", static_cast<int>(device_index),
+                " does not match recording stream's device index ",
+                static_cast<int>(stream.device_index()));
+    const tessera::Stream s = to_runtime_stream(stream);
+    if (*event == nullptr) *event = new tessera::Event(s.device());
+    TESSERA_TRANSLATE_ERRORS(as_event(*event)->record(s));
+  }
+
+  void block(void* event, const c10::Stream& stream) const override {
+    if (event == nullptr) return;
+    TESSERA_TRANSLATE_ERRORS(as_event(event)->block(to_runtime_stream(stream)));
+  }
+
+  bool queryEvent(void* event) const override {
+    if (event == nullptr) return true;
+    bool done = false;
+    TESSERA_TRANSLATE_ERRORS(done = as_event(event)->query());
+    return done;
+  }
+
+  void destroyEvent(void* event, const c10::DeviceIndex /*device_index*/) const noexcept override {
+    delete as_event(event);
+  }
+
+  void synchronizeEvent(void* event) const override {
+    if (event == nullptr) return;
+    TESSERA_TRANSLATE_ERRORS(as_event(event)->synchronize());
+  }
+
+  double elapsedTime(void* start, void* end, const c10::DeviceIndex /*device_index*/) const override {
+    TORCH_CHECK(start != nullptr && end != nullptr,
+                "elapsed_time: both events must be recorded before calculating elapsed time");
+    double ms = 0;
+    TESSERA_TRANSLATE_ERRORS(ms = as_event(start)->elapsed_time(*as_event(end)));
+    return ms;
+  }
+
+  bool queryStream(const c10::Stream& stream) const override {
+    bool done = false;
+    TESSERA_TRANSLATE_ERRORS(done = to_runtime_stream(stream).query());
+    return done;
+  }
+
+  void synchronizeStream(const c10::Stream& stream) const override {
+    TESSERA_TRANSLATE_ERRORS(to_runtime_stream(stream).synchronize());
+  }
+
+  void synchronizeDevice(const c10::DeviceIndex device_index) const override {
+    TESSERA_TRANSLATE_ERRORS(tessera::synchronize(runtime_device(device_index)));
+  }
+
+  void recordDataPtrOnStream(const c10::DataPtr& data_ptr,
+                             const c10::Stream& stream) const override {
+    allocator().recordStream(data_ptr, stream);
+  }
+};
+
+}  // namespace
+
+C10_REGISTER_GUARD_IMPL(PrivateUse1, TesseraGuardImpl);
+
+}  // namespace torch_tessera

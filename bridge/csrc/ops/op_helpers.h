@@ -1,0 +1,69 @@
+// Shared plumbing for the aten kernels in this folder. Each kernel:
+//   1. makes the op's tessera device current (OpScope), so that outputs
+//      are allocated there;
+//   2. converts its arguments (tensor_convert.h; to_runtime names the op in
+//      errors about devices and dtypes);
+//   3. calls the runtime op, whose front end validates shapes, dtypes and
+//      devices and allocates outputs; runtime errors become c10 errors;
+//   4. returns runtime results with to_torch (new storage), or the torch
+//      tensor it wrote into (in-place and out= kernels).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <optional>
+
+#include "bridge/csrc/error_translation.h"
+#include "bridge/csrc/tensor_convert.h"
+
+namespace torch_tessera {
+
+// Makes the device of the first tessera tensor among `tensors` current
+// for the kernel's duration.
+class OpScope {
+ public:
+  template <typename... Tensors>
+  explicit OpScope(const Tensors&... tensors) {
+    (try_set(tensors), ...);
+  }
+
+ private:
+  void try_set(const at::Tensor& t) {
+    if (!guard_.has_value() && t.defined() && t.device().is_privateuseone()) {
+      guard_.emplace(t.device());
+    }
+  }
+  void try_set(const std::optional<at::Tensor>& t) {
+    if (t.has_value()) try_set(*t);
+  }
+  void try_set(at::TensorList ts) {
+    for (const at::Tensor& t : ts) try_set(t);
+  }
+  std::optional<c10::DeviceGuard> guard_;
+};
+
+// Runs fn() (which calls the runtime) with runtime errors translated.
+template <typename F>
+decltype(auto) call_runtime(F&& fn) {
+  try {
+    return fn();
+  } catch (const tessera::Error& e) {
+    rethrow_as_c10(e);
+  }
+}
+
+// out= semantics as in PyTorch: `out` is resized to the result's shape
+// (with the usual warning when a non-empty out has another shape), then
+// receives the result, cast to its dtype. For ops whose runtime front end
+// has an _out form, prefer resizing `out` first and calling that.
+inline at::Tensor& write_out(at::Tensor& out, const tessera::Tensor& result) {
+  at::native::resize_output(out, c10::IntArrayRef(result.sizes()));
+  tessera::Tensor dst = to_runtime(out, "out=");
+  call_runtime([&] { dst.copy_(result); });
+  return out;
+}
+
+}  // namespace torch_tessera

@@ -1,0 +1,141 @@
+#include "bridge/csrc/tensor_convert.h"
+
+#include <ATen/core/TensorBody.h>
+#include <c10/core/TensorImpl.h>
+#include <c10/util/Exception.h>
+
+#include "bridge/csrc/allocator.h"
+#include "bridge/csrc/device_list.h"
+#include "bridge/csrc/error_translation.h"
+
+namespace torch_tessera {
+namespace {
+
+tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
+
+}  // namespace
+
+tessera::DType to_runtime_dtype(c10::ScalarType type, const char* op) {
+  switch (type) {
+    case c10::ScalarType::Bool: return tessera::DType::kBool;
+    case c10::ScalarType::Byte: return tessera::DType::kU8;
+    case c10::ScalarType::Char: return tessera::DType::kI8;
+    case c10::ScalarType::Short: return tessera::DType::kI16;
+    case c10::ScalarType::Int: return tessera::DType::kI32;
+    case c10::ScalarType::Long: return tessera::DType::kI64;
+    case c10::ScalarType::Half: return tessera::DType::kF16;
+    case c10::ScalarType::BFloat16: return tessera::DType::kBF16;
+    case c10::ScalarType::Float: return tessera::DType::kF32;
+    case c10::ScalarType::Double: return tessera::DType::kF64;
+    default: break;
+  }
+  C10_THROW_ERROR(TypeError, std::string(op) + ": tessera does not support dtype " +
+                                 c10::toString(type));
+}
+
+c10::ScalarType to_torch_dtype(tessera::DType type) {
+  switch (type) {
+    case tessera::DType::kBool: return c10::ScalarType::Bool;
+    case tessera::DType::kU8: return c10::ScalarType::Byte;
+    case tessera::DType::kI8: return c10::ScalarType::Char;
+    case tessera::DType::kI16: return c10::ScalarType::Short;
+    case tessera::DType::kI32: return c10::ScalarType::Int;
+    case tessera::DType::kI64: return c10::ScalarType::Long;
+    case tessera::DType::kF16: return c10::ScalarType::Half;
+    case tessera::DType::kBF16: return c10::ScalarType::BFloat16;
+    case tessera::DType::kF32: return c10::ScalarType::Float;
+    case tessera::DType::kF64: return c10::ScalarType::Double;
+  }
+  TORCH_CHECK(false, "unknown tessera dtype");
+}
+
+tessera::Scalar to_runtime_scalar(const c10::Scalar& s, const char* op) {
+  if (s.isBoolean()) return tessera::Scalar(s.toBool());
+  if (s.isIntegral(/*includeBool=*/false)) return tessera::Scalar(s.toLong());
+  if (s.isFloatingPoint()) return tessera::Scalar(s.toDouble());
+  C10_THROW_ERROR(TypeError, std::string(op) + ": tessera does not support complex scalars");
+}
+
+c10::Scalar to_torch_scalar(const tessera::Scalar& s) {
+  if (s.is_bool()) return c10::Scalar(s.to<bool>());
+  if (s.is_integral()) return c10::Scalar(s.to<int64_t>());
+  return c10::Scalar(s.to<double>());
+}
+
+tessera::Tensor borrow_host(const at::Tensor& t) {
+  const tessera::DType dtype = to_runtime_dtype(t.scalar_type());
+  const size_t nbytes = t.storage().nbytes();
+  auto storage = std::make_shared<tessera::Storage>(tessera::host_device(),
+                                                    t.storage().mutable_data(), nbytes,
+                                                    /*allocator=*/nullptr);
+  tessera::Tensor out;
+  TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
+                               std::move(storage), dtype, to_shape(t.sizes()),
+                               to_shape(t.strides()), t.storage_offset()));
+  return out;
+}
+
+tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
+  if (!t.defined()) return tessera::Tensor();
+  if (!t.device().is_privateuseone()) {
+    TORCH_CHECK(t.device().is_cpu() && t.dim() == 0, op,
+                ": expected all tensors on a tessera device, but got one on ", t.device(),
+                " (", t.sizes(), ", ", t.scalar_type(), ")");
+    return borrow_host(t);
+  }
+  TORCH_CHECK(t.layout() == c10::kStrided, op, ": tessera supports strided tensors only, got ",
+              t.layout());
+  const tessera::DType dtype = to_runtime_dtype(t.scalar_type(), op);
+  const c10::Storage& storage = t.storage();
+  const tessera::StoragePtr* runtime = runtime_storage(storage.data_ptr());
+  TORCH_CHECK(runtime != nullptr, op, ": tessera tensor whose memory the tessera allocator did "
+              "not provide");
+  tessera::Tensor out;
+  TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
+                               *runtime, dtype, to_shape(t.sizes()), to_shape(t.strides()),
+                               t.storage_offset()));
+  return out;
+}
+
+std::optional<tessera::Tensor> to_runtime(const std::optional<at::Tensor>& t, const char* op) {
+  if (!t.has_value() || !t->defined()) return std::nullopt;
+  return to_runtime(*t, op);
+}
+
+std::vector<tessera::Tensor> to_runtime(at::TensorList ts, const char* op) {
+  std::vector<tessera::Tensor> out;
+  out.reserve(ts.size());
+  for (const at::Tensor& t : ts) out.push_back(to_runtime(t, op));
+  return out;
+}
+
+at::Tensor to_torch(const tessera::Tensor& t) {
+  if (!t.defined()) return at::Tensor();
+  const tessera::StoragePtr& storage = t.storage();
+  c10::Storage torch_storage(c10::Storage::use_byte_size_t(), storage->nbytes(),
+                             make_data_ptr(storage), &allocator(), /*resizable=*/true);
+  at::Tensor out = at::detail::make_tensor<c10::TensorImpl>(
+      std::move(torch_storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1),
+      caffe2::TypeMeta::fromScalarType(to_torch_dtype(t.dtype())));
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides(),
+                                                   t.storage_offset());
+  return out;
+}
+
+std::vector<at::Tensor> to_torch(const std::vector<tessera::Tensor>& ts) {
+  std::vector<at::Tensor> out;
+  out.reserve(ts.size());
+  for (const tessera::Tensor& t : ts) out.push_back(to_torch(t));
+  return out;
+}
+
+at::Tensor to_torch_alias(const at::Tensor& base, const tessera::Tensor& view) {
+  at::Tensor out = at::detail::make_tensor<c10::TensorImpl>(
+      c10::TensorImpl::VIEW, c10::Storage(base.storage()), base.key_set(),
+      caffe2::TypeMeta::fromScalarType(to_torch_dtype(view.dtype())));
+  out.unsafeGetTensorImpl()->set_sizes_and_strides(view.sizes(), view.strides(),
+                                                   view.storage_offset());
+  return out;
+}
+
+}  // namespace torch_tessera

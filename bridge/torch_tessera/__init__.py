@@ -1,0 +1,62 @@
+"""Tessera as a PyTorch device.
+
+Importing this package (PyTorch does it on ``import torch`` through the
+``torch.backends`` entry point) loads the C++ extension, which registers the
+allocator, device guard, hooks, generators and aten kernels for PyTorch's
+PrivateUse1 key, then renames that key to ``tessera`` and installs the
+device module ``torch.tessera``.
+"""
+
+import torch
+
+from . import _C  # noqa: F401  (registers everything C++ side)
+from . import device_module as _device_module
+
+__all__ = [
+    "fallback_stats",
+    "reset_fallback_stats",
+    "set_fallback_enabled",
+    "fallback_enabled",
+    "runtime_fallback_stats",
+]
+
+
+def _register():
+    if torch._C._get_privateuse1_backend_name() != "tessera":
+        torch.utils.rename_privateuse1_backend("tessera")
+    if not hasattr(torch, "tessera"):
+        torch._register_device_module("tessera", _device_module)
+        torch.utils.generate_methods_for_privateuse1_backend(
+            for_tensor=True, for_module=True, for_storage=True, for_packed_sequence=True
+        )
+
+
+_register()
+
+
+def fallback_stats():
+    """aten ops that ran through the CPU fallback: {op name: calls}."""
+    return dict(_C.fallback_stats())
+
+
+def reset_fallback_stats():
+    _C.reset_fallback_stats()
+    _C.reset_runtime_fallback_stats()
+
+
+def set_fallback_enabled(enabled: bool):
+    """Off: an op with no tessera kernel raises NotImplementedError."""
+    _C.set_fallback_enabled(bool(enabled))
+
+
+def fallback_enabled() -> bool:
+    return bool(_C.fallback_enabled())
+
+
+def runtime_fallback_stats():
+    """Runtime ops that ran on the host because their device lacks a kernel."""
+    return dict(_C.runtime_fallback_stats())
+
+
+def _autoload():
+    """The ``torch.backends`` entry point: importing the package is all."""
