@@ -7,10 +7,21 @@ PrivateUse1 key, then renames that key to ``tessera`` and installs the
 device module ``torch.tessera``.
 """
 
-import torch
+
+
+def _autoload():
+    """The ``torch.backends`` entry point: importing the package is all.
+
+    Defined before ``import torch`` so that ``import torch_tessera`` on its
+    own works: torch's autoload then finds this module half-imported and
+    needs only this function from it.
+    """
+
+
+import torch  # noqa: E402
 
 from . import _C  # noqa: F401  (registers everything C++ side)
-from . import device_module as _device_module
+from . import device_module as _device_module  # noqa: E402
 
 __all__ = [
     "fallback_stats",
@@ -56,7 +67,3 @@ def fallback_enabled() -> bool:
 def runtime_fallback_stats():
     """Runtime ops that ran on the host because their device lacks a kernel."""
     return dict(_C.runtime_fallback_stats())
-
-
-def _autoload():
-    """The ``torch.backends`` entry point: importing the package is all."""
