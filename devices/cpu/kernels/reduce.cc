@@ -335,6 +335,11 @@ void reduce_inner(const ReduceArgs& r) {
   StridedIter<1> rit(r.red.n, r.red.size, {r.red.in_stride}, {isz}, true, "reduce");
   const bool one_row = rit.ndim() == 1;
   auto reduce_range = [&](char* in_base, int64_t b, int64_t e) -> A {
+    if constexpr (std::is_same_v<A, I> && !std::is_integral_v<A>) {
+      if (one_row && rit.stride(0, 0) == isz) {  // same sums as sum_row, in registers
+        return sum_contig_fast<A>(reinterpret_cast<const A*>(in_base) + b, e - b);
+      }
+    }
     if (one_row) return sum_row<A, I>(in_base + b * rit.stride(0, 0), e - b, rit.stride(0, 0));
     Cascade<A> c;
     rit.for_range({in_base}, b, e, [&c](char* const* p, const int64_t* s, int64_t n) {
