@@ -59,6 +59,11 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
     // gives zeros rather than NaN, as PyTorch's math path (_safe_softmax).
     const double neg_inf = -std::numeric_limits<double>::infinity();
     probs = where(keep, softmax(where(keep, scores, neg_inf), -1), 0.0);
+  } else if (attn_mask.defined()) {
+    // An additive mask can make a whole row -inf: zeros there, not NaN,
+    // as for a bool mask.
+    const double neg_inf = -std::numeric_limits<double>::infinity();
+    probs = where(eq(amax(scores, {-1}, true), neg_inf), 0.0, softmax(scores, -1));
   } else {
     probs = softmax(scores, -1);
   }

@@ -408,7 +408,7 @@ Expected sdpa_reference(const Sample& s) {
       double den = 0;
       for (int64_t j = 0; j < S; ++j) den += keep[j] ? std::exp(sc_row[j] - mx) : 0.0;
       for (int64_t j = 0; j < S; ++j) {
-        if (!keep[j] || den == 0) continue;
+        if (!keep[j] || den == 0 || std::isinf(mx)) continue;  // nothing to attend: zeros
         const double pj = std::exp(sc_row[j] - mx) / den;
         for (int64_t c = 0; c < Ev; ++c) e.values[(b * L + i) * Ev + c] += pj * vv[(b * S + j) * Ev + c];
       }
@@ -429,11 +429,15 @@ TESSERA_CONFORMANCE_OP("scaled_dot_product_attention") {
     // Row 0 attends to nothing: PyTorch's math path gives zeros there.
     Tensor masked_row = ones({4, 6}, TensorOptions(DType::kBool, host_device()));
     masked_row.select(0, 0).fill_(false);
+    Tensor minus_inf_row = in({4, 6});
+    minus_inf_row.select(0, 0).fill_(-std::numeric_limits<double>::infinity());
     return std::vector<Sample>{
         make_sample("no mask [2, 3, 4, 5]", {in({2, 3, 4, 5}), in({2, 3, 6, 5}), in({2, 3, 6, 7})}, {0}),
         make_sample("bool mask broadcast", {in({2, 4, 5}), in({2, 6, 5}), in({2, 6, 3}), bool_mask}, {1}),
         make_sample("fully masked row", {in({2, 4, 5}), in({2, 6, 5}), in({2, 6, 3}), masked_row}, {1}),
         make_sample("additive mask", {in({2, 4, 5}), in({2, 6, 5}), in({2, 6, 3}), in({4, 6})}, {2}),
+        make_sample("additive mask, a row all -inf",
+                    {in({2, 4, 5}), in({2, 6, 5}), in({2, 6, 3}), minus_inf_row}, {2}),
         make_sample("causal", {in({2, 5, 4}), in({2, 5, 4}), in({2, 5, 3})}, {3}),
         make_sample("transposed key", {in({3, 4, 5}), in({3, 5, 6}).transpose(1, 2), in({3, 6, 2})}, {0}),
     };
