@@ -59,7 +59,31 @@ Tensor randint(int64_t low, int64_t high, const Shape& sizes, TensorOptions opti
   return out;
 }
 
+namespace detail {
+// bernoulli_ without the range check on p, for callers whose p is known good.
+Tensor& bernoulli_unchecked_(Tensor& self, const Tensor& p, Generator* gen);
+}  // namespace detail
+
+namespace {
+
+// p's values must lie in [0, 1] (NaN does not), as PyTorch checks on the
+// CPU: out-of-range probabilities would silently saturate.
+void check_probabilities(const Tensor& p) {
+  if (p.numel() == 0) return;
+  const double lo = amin(p).item<double>();
+  const double hi = amax(p).item<double>();
+  TESSERA_CHECK(lo >= 0 && hi <= 1, ValueError, "bernoulli_: expected all probabilities in [0, 1], "
+                "got values in [", lo, ", ", hi, "] in ", describe(p));
+}
+
+}  // namespace
+
 Tensor& bernoulli_(Tensor& self, const Tensor& p, Generator* gen) {
+  if (p.defined() && is_floating(p.dtype())) check_probabilities(p);
+  return detail::bernoulli_unchecked_(self, p, gen);
+}
+
+Tensor& detail::bernoulli_unchecked_(Tensor& self, const Tensor& p, Generator* gen) {
   TESSERA_CHECK(self.defined() && p.defined(), ValueError, "bernoulli_: undefined tensor");
   TESSERA_CHECK(is_floating(p.dtype()), TypeError,
                 "bernoulli_: expected a floating probability tensor, got ", describe(p));
@@ -81,7 +105,7 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* gen) {
   TESSERA_CHECK(p >= 0 && p <= 1, ValueError, "bernoulli_: bernoulli_ expects p to be in [0, 1], "
                 "but got p=", p);
   Tensor prob = full({}, p, TensorOptions(DType::kF64, self.device()));
-  return bernoulli_(self, prob, gen);
+  return detail::bernoulli_unchecked_(self, prob, gen);
 }
 
 Tensor bernoulli(const Tensor& p, Generator* gen) {

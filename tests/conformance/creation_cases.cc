@@ -316,6 +316,9 @@ TESSERA_CONFORMANCE_ERRORS("creation and random") {
          bernoulli_(t, 1.5);
        },
        ErrorKind::kValue, {"bernoulli_", "1.5"}},
+      {"bernoulli with a probability tensor outside [0, 1]",
+       [](Device d) { bernoulli(full({3}, -0.25, TensorOptions(DType::kF32, d))); },
+       ErrorKind::kValue, {"bernoulli_", "[0, 1]", "-0.25"}},
       {"bernoulli of integer p", [](Device d) { bernoulli(ones({2}, TensorOptions(DType::kI32, d))); },
        ErrorKind::kType, {"bernoulli", "int32"}},
       {"dropout with p > 1", [](Device d) { dropout(ones({2}, d), 1.5); }, ErrorKind::kValue,
