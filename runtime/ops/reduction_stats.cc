@@ -114,32 +114,44 @@ Tensor& std_out(Tensor& out, const Tensor& t, const Shape& dims, double correcti
   return write_out("std", out, tessera::std(t, dims, correction, keepdim));
 }
 
+namespace {
+
+// The inf and -inf norms are a max and a min: no value over zero elements.
+void check_extremum_norm(const Tensor& t, double p, const Shape& dims, const Shape& rdims) {
+  for (int64_t d : rdims) {
+    TESSERA_CHECK(t.sizes()[d] != 0, IndexError, "norm: cannot compute the ", p, " norm on dim ",
+                  d, " because this dimension is empty and the operation does not have an "
+                  "identity, got ", describe(t));
+  }
+  TESSERA_CHECK(!(dims.empty() && t.numel() == 0), IndexError, "norm: cannot compute the ", p,
+                " norm of an empty tensor ", describe(t));
+}
+
+}  // namespace
+
 Tensor norm(const Tensor& t, double p, const Shape& dims, bool keepdim) {
   check_defined("norm", t);
   TESSERA_CHECK(is_floating(t.dtype()), TypeError,
                 "norm: Expected a floating point tensor as input, got ", describe(t));
-  ReduceExtOp op;
-  if (p == 1.0) {
-    op = ReduceExtOp::kNorm1;
-  } else if (p == 2.0) {
-    op = ReduceExtOp::kNorm2;
-  } else {
-    TESSERA_CHECK(std::isinf(p) && p > 0, ValueError, "norm: p = ", p,
-                  " is not supported (p = 1, 2 and inf are), for ", describe(t));
-    op = ReduceExtOp::kNormInf;
-  }
+  TESSERA_CHECK(!std::isnan(p), ValueError, "norm: p must not be NaN, for ", describe(t));
   const Shape rdims = reduction::normalize_dims("norm", t, dims);
-  if (op == ReduceExtOp::kNormInf) {
-    // The inf norm is a max: it has no value over zero elements.
-    for (int64_t d : rdims) {
-      TESSERA_CHECK(t.sizes()[d] != 0, IndexError, "norm: cannot compute the inf norm on dim ", d,
-                    " because this dimension is empty and the operation does not have an "
-                    "identity, got ", describe(t));
-    }
-    TESSERA_CHECK(!(dims.empty() && t.numel() == 0), IndexError,
-                  "norm: cannot compute the inf norm of an empty tensor ", describe(t));
+  if (std::isinf(p)) check_extremum_norm(t, p, dims, rdims);
+  // 1, 2 and inf have fused kernels; other orders are composites.
+  if (p == 1.0) return reduce_ext(ReduceExtOp::kNorm1, t, rdims, keepdim, t.dtype());
+  if (p == 2.0) return reduce_ext(ReduceExtOp::kNorm2, t, rdims, keepdim, t.dtype());
+  if (std::isinf(p) && p > 0) return reduce_ext(ReduceExtOp::kNormInf, t, rdims, keepdim, t.dtype());
+  // Half-precision inputs are computed in float32, as PyTorch does.
+  const bool half = t.dtype() == DType::kF16 || t.dtype() == DType::kBF16;
+  const Tensor a = half ? abs(t).to(DType::kF32) : abs(t);
+  Tensor r;
+  if (std::isinf(p)) {
+    r = amin(a, rdims, keepdim);
+  } else if (p == 0.0) {
+    r = sum(ne(a, 0).to(a.dtype()), rdims, keepdim);
+  } else {
+    r = pow(sum(pow(a, p), rdims, keepdim), 1.0 / p);
   }
-  return reduce_ext(op, t, rdims, keepdim, t.dtype());
+  return r.to(t.dtype());
 }
 
 Tensor& norm_out(Tensor& out, const Tensor& t, double p, const Shape& dims, bool keepdim) {

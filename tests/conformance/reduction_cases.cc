@@ -401,13 +401,14 @@ OpCase norm_case(double p) {
       },
       [p](const Tensor& x, const Sample& s) { return norm(x, p, s.dims, s.flag); }, same,
       [p](const std::vector<double>& g) {
-        double acc = 0;
-        for (double v : g) {
-          if (p == 1) acc += std::fabs(v);
-          else if (p == 2) acc += v * v;
-          else acc = std::max(acc, std::fabs(v));
+        if (std::isinf(p)) {
+          double acc = p > 0 ? 0.0 : std::numeric_limits<double>::infinity();
+          for (double v : g) acc = p > 0 ? std::max(acc, std::fabs(v)) : std::min(acc, std::fabs(v));
+          return acc;
         }
-        return p == 2 ? std::sqrt(acc) : acc;
+        double acc = 0;
+        for (double v : g) acc += p == 0 ? (v != 0 ? 1.0 : 0.0) : std::pow(std::fabs(v), p);
+        return p == 0 || p == 1 ? acc : std::pow(acc, 1.0 / p);
       });
 }
 }  // namespace
@@ -415,6 +416,10 @@ OpCase norm_case(double p) {
 TESSERA_CONFORMANCE_OP("norm p=1") { return norm_case(1.0); }
 TESSERA_CONFORMANCE_OP("norm p=2") { return norm_case(2.0); }
 TESSERA_CONFORMANCE_OP("norm p=inf") { return norm_case(std::numeric_limits<double>::infinity()); }
+TESSERA_CONFORMANCE_OP("norm p=-inf") { return norm_case(-std::numeric_limits<double>::infinity()); }
+TESSERA_CONFORMANCE_OP("norm p=0") { return norm_case(0.0); }
+TESSERA_CONFORMANCE_OP("norm p=3") { return norm_case(3.0); }
+TESSERA_CONFORMANCE_OP("norm p=0.5") { return norm_case(0.5); }
 
 TESSERA_CONFORMANCE_OP("logsumexp") {
   return reduction_case(
@@ -455,7 +460,10 @@ TESSERA_CONFORMANCE_ERRORS("reductions") {
        ErrorKind::kType, {"std", "int64"}},
       {"norm of int", [](Device d) { norm(ones({3}, TensorOptions(DType::kI32, d))); },
        ErrorKind::kType, {"norm", "int32"}},
-      {"norm p=3", [f32](Device d) { norm(f32(d, {3}), 3.0); }, ErrorKind::kValue, {"norm", "p = 3"}},
+      {"norm p=NaN", [f32](Device d) { norm(f32(d, {3}), std::nan("")); }, ErrorKind::kValue,
+       {"norm", "NaN"}},
+      {"norm p=-inf over an empty dim", [f32](Device d) { norm(f32(d, {0, 3}), -INFINITY, {0}); },
+       ErrorKind::kIndex, {"norm", "-inf", "dim 0"}},
       {"inf norm over an empty dim",
        [f32](Device d) { norm(f32(d, {0, 3}), std::numeric_limits<double>::infinity(), {0}); },
        ErrorKind::kIndex, {"norm", "empty"}},
