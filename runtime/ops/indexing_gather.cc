@@ -188,4 +188,17 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   return out;
 }
 
+Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                    const Tensor& src) {
+  return write_out("scatter", out, scatter(self, dim, index, src));
+}
+Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                    Scalar value) {
+  return write_out("scatter", out, scatter(self, dim, index, value));
+}
+Tensor& scatter_add_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src) {
+  return write_out("scatter_add", out, scatter_add(self, dim, index, src));
+}
+
 }  // namespace tessera

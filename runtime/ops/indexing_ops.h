@@ -75,6 +75,12 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, Scalar value);
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                    const Tensor& src);
+Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                    Scalar value);
+Tensor& scatter_add_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                        const Tensor& src);
 // self[indices] = values (indices: int64/int32 tensors for the leading dims,
 // broadcast together, or one bool mask); accumulate adds.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
@@ -87,6 +93,9 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value);
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Tensor& value);
 Tensor masked_select(const Tensor& self, const Tensor& mask);
 Tensor nonzero(const Tensor& self);
+// Their result sizes depend on the data: pass an empty out (numel 0).
+Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask);
+Tensor& nonzero_out(Tensor& out, const Tensor& self);
 // One-hot int64 encoding; num_classes = -1 uses max(self) + 1.
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 
@@ -97,5 +106,10 @@ Tensor argsort(const Tensor& self, int64_t dim = -1, bool descending = false,
                bool stable = false);
 std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim = -1,
                                bool largest = true, bool sorted = true);
+// Into (values, indices); indices must be int64.
+void sort_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t dim = -1,
+              bool descending = false, bool stable = false);
+void topk_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t k, int64_t dim = -1,
+              bool largest = true, bool sorted = true);
 
 }  // namespace tessera

@@ -11,6 +11,7 @@
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
 #include "runtime/ops/type_promotion.h"
 
 namespace tessera {
@@ -171,6 +172,13 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   Tensor positions = nonzero(flat_mask).select(1, 0);
   Tensor flat_self = self.expand(b).contiguous().reshape({numel});
   return index_select(flat_self, 0, positions);
+}
+
+Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask) {
+  return write_out("masked_select", out, masked_select(self, mask));
+}
+Tensor& nonzero_out(Tensor& out, const Tensor& self) {
+  return write_out("nonzero", out, nonzero(self));
 }
 
 }  // namespace tessera

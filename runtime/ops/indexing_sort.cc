@@ -4,6 +4,7 @@
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
 
 namespace tessera {
 
@@ -42,6 +43,28 @@ std::pair<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool 
                                /*descending=*/largest, /*stable=*/true);
   }
   return {values, indices};
+}
+
+namespace {
+
+void write_values_indices(const char* op, Tensor& values, Tensor& indices,
+                          const std::pair<Tensor, Tensor>& result) {
+  TESSERA_CHECK(!indices.defined() || indices.dtype() == DType::kI64, TypeError, op,
+                ": indices must be int64, got ", describe(indices));
+  write_out(op, values, result.first);
+  write_out(op, indices, result.second);
+}
+
+}  // namespace
+
+void sort_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t dim, bool descending,
+              bool stable) {
+  write_values_indices("sort", values, indices, sort(self, dim, descending, stable));
+}
+
+void topk_out(Tensor& values, Tensor& indices, const Tensor& self, int64_t k, int64_t dim,
+              bool largest, bool sorted) {
+  write_values_indices("topk", values, indices, topk(self, k, dim, largest, sorted));
 }
 
 }  // namespace tessera

@@ -1,5 +1,6 @@
 #include "runtime/ops/out_check.h"
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/type_promotion.h"
@@ -11,6 +12,19 @@ void check_out(const char* op, const Tensor& out, const Shape& sizes, DType resu
   TESSERA_CHECK(out.defined(), ValueError, op, ": out is an undefined tensor");
   TESSERA_CHECK(out.device() == device, DeviceError, op, ": out is on ",
                 out.device().to_string(), " but the inputs are on ", device.to_string());
+  if (out.numel() == 0 && out.sizes() != sizes) {
+    // An empty out takes the result's shape, as PyTorch's resize_output
+    // does; that is how data-dependent results (nonzero, masked_select)
+    // fill an out. Views of the old memory keep it.
+    TensorImpl* impl = out.unsafe_impl();
+    const Shape strides = contiguous_strides(sizes);
+    const size_t nbytes = checked_storage_bytes(sizes, strides, 0, itemsize(out.dtype()), op);
+    impl->storage = allocate_storage(device, nbytes);
+    impl->storage_offset = 0;
+    impl->sizes = sizes;
+    impl->strides = strides;
+    impl->refresh();
+  }
   TESSERA_CHECK(out.sizes() == sizes, ValueError, op, ": out has shape ",
                 shape_to_string(out.sizes()), " but the result has shape ",
                 shape_to_string(sizes));

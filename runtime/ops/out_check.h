@@ -1,5 +1,6 @@
 // The `out=` convention of the op front ends: foo_out(out, ...) writes the
-// result of foo(...) into out, which must already have the result's sizes,
+// result of foo(...) into out, which must have the result's sizes (an empty
+// out, numel 0, is first resized to them, as PyTorch's resize_output does),
 // be on the inputs' device and have a dtype the result can be cast to.
 #pragma once
 

@@ -77,6 +77,9 @@ Tensor& cumsum_out(Tensor& out, const Tensor& t, int64_t dim,
                    std::optional<DType> dtype = std::nullopt);
 Tensor& cumprod_out(Tensor& out, const Tensor& t, int64_t dim,
                     std::optional<DType> dtype = std::nullopt);
+// In place: the scan in self's dtype (dtype, if given, must be self's).
+Tensor& cumsum_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+Tensor& cumprod_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 
 // -- Softmax ------------------------------------------------------------------
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);

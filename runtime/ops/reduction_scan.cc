@@ -44,4 +44,26 @@ Tensor& cumprod_out(Tensor& out, const Tensor& t, int64_t dim, std::optional<DTy
   return write_out("cumprod", out, cumprod(t, dim, dtype));
 }
 
+namespace {
+
+Tensor& scan_in_place(kernels::ScanOp op, const char* name, Tensor& self, int64_t dim,
+                      std::optional<DType> dtype) {
+  TESSERA_CHECK(self.defined(), ValueError, name, ": undefined tensor");
+  TESSERA_CHECK(!dtype.has_value() || *dtype == self.dtype(), TypeError, name,
+                ": dtype ", dtype_name(*dtype), " differs from self's ", describe(self),
+                " (an in-place scan keeps self's dtype)");
+  // The scan reads values it has already overwritten if done in place, so
+  // it runs into a new tensor that is then copied back.
+  return self.copy_(scan(op, name, self, dim, self.dtype()));
+}
+
+}  // namespace
+
+Tensor& cumsum_(Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan_in_place(kernels::ScanOp::kSum, "cumsum_", self, dim, dtype);
+}
+Tensor& cumprod_(Tensor& self, int64_t dim, std::optional<DType> dtype) {
+  return scan_in_place(kernels::ScanOp::kProd, "cumprod_", self, dim, dtype);
+}
+
 }  // namespace tessera

@@ -187,6 +187,23 @@ TESSERA_CONFORMANCE_OP("scatter_add") {
   return c;
 }
 
+TESSERA_CONFORMANCE_OP("scatter_out and scatter_add_out") {
+  OpCase c;
+  c.dtypes = all_dtypes();
+  c.samples = [](DType t) { return scatter_samples(t, true, false); };  // unique indices
+  c.run = [](const std::vector<Tensor>& x, const Sample& s) {
+    const TensorOptions opts(x[0].dtype(), x[0].device());
+    Tensor replaced = empty(x[0].sizes(), opts), added = empty({0}, opts);
+    scatter_out(replaced, x[0], s.dims[0], x[1], x[2]);
+    scatter_add_out(added, x[0], s.dims[0], x[1], x[2]);
+    return std::vector<Tensor>{replaced, added};
+  };
+  c.reference = [](const Sample& s) {
+    return std::vector<Expected>{scatter_reference(s, false), scatter_reference(s, true)};
+  };
+  return c;
+}
+
 namespace {
 // Reference index_put with int64 index tensors on the leading dims.
 // inputs: self, values, index tensors...
@@ -349,7 +366,9 @@ TESSERA_CONFORMANCE_OP("masked_fill_ tensor value") {
   return c;
 }
 
-TESSERA_CONFORMANCE_OP("masked_select") {
+namespace {
+
+OpCase masked_select_case() {
   OpCase c;
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
@@ -377,7 +396,7 @@ TESSERA_CONFORMANCE_OP("masked_select") {
   return c;
 }
 
-TESSERA_CONFORMANCE_OP("nonzero") {
+OpCase nonzero_case() {
   OpCase c;
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
@@ -403,6 +422,31 @@ TESSERA_CONFORMANCE_OP("nonzero") {
     });
     e.sizes[0] = n;
     return std::vector<Expected>{e};
+  };
+  return c;
+}
+
+}  // namespace
+
+TESSERA_CONFORMANCE_OP("masked_select") { return masked_select_case(); }
+TESSERA_CONFORMANCE_OP("nonzero") { return nonzero_case(); }
+
+// Data-dependent sizes: the outs start empty and take the result's shape.
+TESSERA_CONFORMANCE_OP("masked_select_out and nonzero_out") {
+  OpCase c = masked_select_case();
+  auto select_ref = c.reference;
+  c.run = [](const std::vector<Tensor>& x, const Sample&) {
+    Tensor selected = empty({0}, TensorOptions(x[0].dtype(), x[0].device()));
+    Tensor where = empty({0}, TensorOptions(DType::kI64, x[0].device()));
+    masked_select_out(selected, x[0], x[1]);
+    nonzero_out(where, x[1]);
+    return std::vector<Tensor>{selected, where};
+  };
+  auto nonzero_ref = nonzero_case().reference;
+  c.reference = [select_ref, nonzero_ref](const Sample& s) {
+    Sample mask_only = s;
+    mask_only.inputs = {s.inputs[1]};
+    return std::vector<Expected>{select_ref(s)[0], nonzero_ref(mask_only)[0]};
   };
   return c;
 }

@@ -73,6 +73,27 @@ OpCase scan_case(bool is_sum) {
 TESSERA_CONFORMANCE_OP("cumsum") { return scan_case(true); }
 TESSERA_CONFORMANCE_OP("cumprod") { return scan_case(false); }
 
+// In place keeps the dtype, as the out-of-place scan does for floats.
+namespace {
+OpCase in_place_scan_case(bool is_sum) {
+  OpCase c = scan_case(is_sum);
+  c.dtypes = floating_dtypes();
+  c.run = [is_sum](const std::vector<Tensor>& in, const Sample& s) {
+    Tensor self = in[0].clone();
+    if (is_sum) {
+      cumsum_(self, s.dims[0]);
+    } else {
+      cumprod_(self, s.dims[0]);
+    }
+    return std::vector<Tensor>{self};
+  };
+  return c;
+}
+}  // namespace
+
+TESSERA_CONFORMANCE_OP("cumsum_") { return in_place_scan_case(true); }
+TESSERA_CONFORMANCE_OP("cumprod_") { return in_place_scan_case(false); }
+
 TESSERA_CONFORMANCE_OP("cumsum with dtype float64") {
   OpCase c = scan_case(true);
   c.dtypes = {DType::kI32, DType::kF32};

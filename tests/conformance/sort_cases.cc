@@ -77,7 +77,11 @@ int64_t len_of(const Sample& s) {
 
 }  // namespace
 
-TESSERA_CONFORMANCE_OP("sort stable") {
+namespace {
+
+TensorOptions like(const Tensor& t, DType dtype) { return TensorOptions(dtype, t.device()); }
+
+OpCase sort_stable_case() {
   OpCase c;
   c.dtypes = all_dtypes();
   c.samples = [](DType t) {
@@ -97,6 +101,21 @@ TESSERA_CONFORMANCE_OP("sort stable") {
   };
   c.reference = [](const Sample& s) {
     return sort_reference(s.inputs[0], s.dims[0], s.flag, len_of(s));
+  };
+  return c;
+}
+
+}  // namespace
+
+TESSERA_CONFORMANCE_OP("sort stable") { return sort_stable_case(); }
+
+TESSERA_CONFORMANCE_OP("sort_out into empty outs") {
+  OpCase c = sort_stable_case();
+  c.run = [](const std::vector<Tensor>& x, const Sample& s) {
+    Tensor values = empty({0}, like(x[0], x[0].dtype()));
+    Tensor indices = empty({0}, like(x[0], DType::kI64));
+    sort_out(values, indices, x[0], s.dims[0], s.flag, /*stable=*/true);
+    return std::vector<Tensor>{values, indices};
   };
   return c;
 }
@@ -129,7 +148,9 @@ TESSERA_CONFORMANCE_OP("argsort") {
   return c;
 }
 
-TESSERA_CONFORMANCE_OP("topk") {
+namespace {
+
+OpCase topk_case() {
   OpCase c;
   c.dtypes = numeric_dtypes();
   c.samples = [](DType t) {
@@ -150,6 +171,21 @@ TESSERA_CONFORMANCE_OP("topk") {
   c.reference = [](const Sample& s) {
     auto r = sort_reference(s.inputs[0], s.dims[0], s.flag, s.dims[1]);
     return std::vector<Expected>{r[0], r[0]};
+  };
+  return c;
+}
+
+}  // namespace
+
+TESSERA_CONFORMANCE_OP("topk") { return topk_case(); }
+
+TESSERA_CONFORMANCE_OP("topk_out into empty outs") {
+  OpCase c = topk_case();
+  c.run = [](const std::vector<Tensor>& x, const Sample& s) {
+    Tensor values = empty({0}, like(x[0], x[0].dtype()));
+    Tensor indices = empty({0}, like(x[0], DType::kI64));
+    topk_out(values, indices, x[0], s.dims[1], s.dims[0], s.flag);
+    return std::vector<Tensor>{values, gather(x[0], s.dims[0], indices)};
   };
   return c;
 }

@@ -494,3 +494,20 @@ TEST_CASE("binary: many dims, broadcast and permuted", "[binary]") {
   check_op(Op::kMul, p, q);
   check_op(Op::kSub, q, p);
 }
+
+TEST_CASE("binary: an empty out takes the result's shape; a non-empty one must fit",
+          "[binary]") {
+  const Tensor a = arange(6, TensorOptions(DType::kF32)).view({2, 3});
+  const Tensor b = full({3}, 10.0);
+  Tensor out = empty({0});
+  Tensor alias = out;  // another handle to the same tensor sees the resize
+  add_out(out, a, b);
+  CHECK(out.sizes() == Shape{2, 3});
+  CHECK(alias.sizes() == Shape{2, 3});
+  CHECK(out.is_contiguous());
+  CHECK(out.to_vector<double>() == V{10, 11, 12, 13, 14, 15});
+
+  Tensor wrong = empty({4});
+  CHECK_THROWS_WITH(add_out(wrong, a, b),
+                    Catch::Contains("add") && Catch::Contains("[4]") && Catch::Contains("[2, 3]"));
+}
