@@ -213,6 +213,15 @@ TESSERA_POINTWISE_BINARY_DEF(bitwise_right_shift, kShiftRight)
 Tensor pow(Scalar base, const Tensor& exponent) {
   return binary_value(Op::kPow, of(base), of(exponent), pointwise::functional());
 }
+Tensor remainder(Scalar a, const Tensor& b) {
+  return binary_value(Op::kRemainder, of(a), of(b), pointwise::functional());
+}
+Tensor bitwise_left_shift(Scalar a, const Tensor& b) {
+  return binary_value(Op::kShiftLeft, of(a), of(b), pointwise::functional());
+}
+Tensor bitwise_right_shift(Scalar a, const Tensor& b) {
+  return binary_value(Op::kShiftRight, of(a), of(b), pointwise::functional());
+}
 
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
   if (auto op = rounding_op(rounding_mode)) {

@@ -70,6 +70,19 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
 Tensor& clamp_(Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
 Tensor& clamp_out(Tensor& out, const Tensor& x, const std::optional<Tensor>& min,
                   const std::optional<Tensor>& max);
+// clamp with one bound.
+Tensor clamp_min(const Tensor& x, Scalar min);
+Tensor clamp_min(const Tensor& x, const Tensor& min);
+Tensor& clamp_min_(Tensor& self, Scalar min);
+Tensor& clamp_min_(Tensor& self, const Tensor& min);
+Tensor& clamp_min_out(Tensor& out, const Tensor& x, Scalar min);
+Tensor& clamp_min_out(Tensor& out, const Tensor& x, const Tensor& min);
+Tensor clamp_max(const Tensor& x, Scalar max);
+Tensor clamp_max(const Tensor& x, const Tensor& max);
+Tensor& clamp_max_(Tensor& self, Scalar max);
+Tensor& clamp_max_(Tensor& self, const Tensor& max);
+Tensor& clamp_max_out(Tensor& out, const Tensor& x, Scalar max);
+Tensor& clamp_max_out(Tensor& out, const Tensor& x, const Tensor& max);
 
 #undef TESSERA_POINTWISE_UNARY_DECL
 
@@ -110,8 +123,12 @@ TESSERA_POINTWISE_BINARY_DECL(bitwise_right_shift)
 
 #undef TESSERA_POINTWISE_BINARY_DECL
 
-// base ** exponent with a Scalar base.
+// A Scalar first operand (PyTorch's Scalar_Tensor overloads): base **
+// exponent, a % b, a << b, a >> b.
 Tensor pow(Scalar base, const Tensor& exponent);
+Tensor remainder(Scalar a, const Tensor& b);
+Tensor bitwise_left_shift(Scalar a, const Tensor& b);
+Tensor bitwise_right_shift(Scalar a, const Tensor& b);
 
 // div with rounding_mode: "" (or std::nullopt) true division, "trunc" or "floor".
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode);

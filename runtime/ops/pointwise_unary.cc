@@ -224,4 +224,27 @@ Tensor& clamp_out(Tensor& out, const Tensor& x, std::optional<Scalar> min,
   return out;
 }
 
+
+// clamp_min / clamp_max: clamp with one bound (same checks and messages).
+Tensor clamp_min(const Tensor& x, Scalar min) { return clamp(x, min, std::nullopt); }
+Tensor clamp_min(const Tensor& x, const Tensor& min) { return clamp(x, min, std::nullopt); }
+Tensor& clamp_min_(Tensor& self, Scalar min) { return clamp_(self, min, std::nullopt); }
+Tensor& clamp_min_(Tensor& self, const Tensor& min) { return clamp_(self, min, std::nullopt); }
+Tensor& clamp_min_out(Tensor& out, const Tensor& x, Scalar min) {
+  return clamp_out(out, x, min, std::nullopt);
+}
+Tensor& clamp_min_out(Tensor& out, const Tensor& x, const Tensor& min) {
+  return clamp_out(out, x, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& x, Scalar max) { return clamp(x, std::nullopt, max); }
+Tensor clamp_max(const Tensor& x, const Tensor& max) { return clamp(x, std::nullopt, max); }
+Tensor& clamp_max_(Tensor& self, Scalar max) { return clamp_(self, std::nullopt, max); }
+Tensor& clamp_max_(Tensor& self, const Tensor& max) { return clamp_(self, std::nullopt, max); }
+Tensor& clamp_max_out(Tensor& out, const Tensor& x, Scalar max) {
+  return clamp_out(out, x, std::nullopt, max);
+}
+Tensor& clamp_max_out(Tensor& out, const Tensor& x, const Tensor& max) {
+  return clamp_out(out, x, std::nullopt, max);
+}
+
 }  // namespace tessera

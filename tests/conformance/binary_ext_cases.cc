@@ -78,6 +78,18 @@ TESSERA_CONFORMANCE_OP("remainder scalar divisor") {
   return unary_case(dtypes, [](const Tensor& a) { return remainder(a, -4); },
                     [](double a) { return remainder_ref(a, -4); }, same, -9.0, 9.0, false);
 }
+TESSERA_CONFORMANCE_OP("remainder scalar tensor") {
+  // The divisor is the tensor: its zeros become 1 (integer x % 0 raises).
+  OpCase c = unary_case(numeric_no_bool(), [](const Tensor& b) { return remainder(7, b); },
+                        [](double b) { return remainder_ref(7, b); }, same, -9.0, 9.0, false);
+  auto samples = c.samples;
+  c.samples = [samples](DType t) {
+    std::vector<Sample> s = samples(t);
+    for (Sample& x : s) replace_zeros(x.inputs[0], 1);
+    return s;
+  };
+  return c;
+}
 TESSERA_CONFORMANCE_OP("pow floating") {
   return binary_case(floating_dtypes(), [](const Tensor& a, const Tensor& b) { return pow(a, b); },
                      [](double a, double b) { return std::pow(a, b); }, same, 0.25, 2.5);
@@ -158,6 +170,28 @@ TESSERA_CONFORMANCE_OP("bitwise_right_shift") {
       return static_cast<double>(a >> b);
     })};
   };
+  return c;
+}
+
+TESSERA_CONFORMANCE_OP("shifts scalar tensor") {
+  // 5 << b and -64 >> b for shift amounts in range.
+  OpCase c = unary_case(integral_dtypes(), [](const Tensor& b) { return bitwise_left_shift(5, b); },
+                        nullptr, same, 0, 6, false);
+  c.run = [](const std::vector<Tensor>& in, const Sample&) {
+    return std::vector<Tensor>{bitwise_left_shift(5, in[0]), bitwise_right_shift(-64, in[0])};
+  };
+  c.reference = [](const Sample& s) {
+    const DType t = s.inputs[0].dtype();
+    auto shifted = [&](bool left) {
+      return map_reference(s.inputs, t, [left](const std::vector<double>& v) {
+        const int64_t b = static_cast<int64_t>(v[0]);
+        // -64 wraps in uint8 before the shift, as PyTorch's scalar cast.
+        return left ? static_cast<double>(int64_t{5} << b) : static_cast<double>(int64_t{-64} >> b);
+      });
+    };
+    return std::vector<Expected>{shifted(true), shifted(false)};
+  };
+  c.dtypes = {DType::kI8, DType::kI16, DType::kI32, DType::kI64};
   return c;
 }
 

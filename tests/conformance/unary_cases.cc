@@ -104,6 +104,26 @@ TESSERA_CONFORMANCE_OP("clamp max only") {
   return unary_case(numeric(), [](const Tensor& x) { return clamp(x, std::nullopt, 1); },
                     [](double x) { return std::isnan(x) ? x : std::min(x, 1.0); }, same);
 }
+TESSERA_CONFORMANCE_OP("clamp_min and clamp_max") {
+  OpCase c = unary_case(numeric(), [](const Tensor& x) { return clamp_min(x, 0); }, nullptr, same);
+  c.run = [](const std::vector<Tensor>& in, const Sample&) {
+    Tensor max_in_place = in[0].clone();
+    clamp_max_(max_in_place, 1);
+    const Tensor zero = zeros({}, TensorOptions(in[0].dtype(), in[0].device()));
+    return std::vector<Tensor>{clamp_min(in[0], 0), max_in_place, clamp_max(in[0], zero)};
+  };
+  c.reference = [](const Sample& s) {
+    const DType t = s.inputs[0].dtype();
+    auto bound = [&](double lo, double hi) {
+      return map_reference(s.inputs, t, [lo, hi](const std::vector<double>& v) {
+        return std::isnan(v[0]) ? v[0] : std::min(std::max(v[0], lo), hi);
+      });
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    return std::vector<Expected>{bound(0, inf), bound(-inf, 1), bound(-inf, 0)};
+  };
+  return c;
+}
 TESSERA_CONFORMANCE_OP("logical_not") {
   return unary_case(all_dtypes(), [](const Tensor& x) { return logical_not(x); },
                     [](double x) { return x == 0 ? 1.0 : 0.0; }, to_bool);
