@@ -62,6 +62,13 @@ PYBIND11_MODULE(_C, m) {
     TESSERA_TRANSLATE_ERRORS(tessera::CachingAllocator::get(runtime_device(static_cast<c10::DeviceIndex>(index)))
                                  .set_memory_fraction(fraction));
   });
+  m.def("get_memory_fraction", [](int index) {
+    double fraction = 1.0;
+    TESSERA_TRANSLATE_ERRORS(
+        fraction = tessera::CachingAllocator::get(runtime_device(static_cast<c10::DeviceIndex>(index)))
+                       .memory_fraction());
+    return fraction;
+  });
   m.def("default_generator", [](int index) {
     return py::reinterpret_steal<py::object>(
         THPGenerator_initDefaultGenerator(default_generator(static_cast<c10::DeviceIndex>(index))));
