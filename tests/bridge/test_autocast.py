@@ -175,3 +175,42 @@ def test_training_step_under_autocast(tessera, dtype):
     torch.testing.assert_close(loss.cpu(), ref_loss.float(), rtol=5e-2, atol=5e-2)
     for p, q in zip(model.parameters(), reference.parameters()):
         torch.testing.assert_close(p.grad.cpu(), q.grad, rtol=5e-2, atol=5e-2)
+
+
+def test_grad_scaler_unscales_steps_and_skips_infinite_steps(tessera):
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 2).to(tessera)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    scaler = torch.amp.GradScaler("tessera", init_scale=1024.0)
+    x = t(3, 4).to(tessera)
+
+    def backward():
+        opt.zero_grad()
+        with torch.autocast("tessera", dtype=torch.float16):
+            loss = model(x).float().pow(2).mean()
+        scaler.scale(loss).backward()
+        return loss
+
+    loss = backward()
+    scaled = [p.grad.detach().cpu().clone() for p in model.parameters()]
+    scaler.unscale_(opt)
+    grads = [p.grad.detach().cpu().clone() for p in model.parameters()]
+    for s, g in zip(scaled, grads):
+        torch.testing.assert_close(s / 1024.0, g)
+    before = [p.detach().cpu().clone() for p in model.parameters()]
+    scaler.step(opt)
+    scaler.update()
+    for p, b, g in zip(model.parameters(), before, grads):
+        torch.testing.assert_close(p.detach().cpu(), b - 0.1 * g)
+    assert scaler.get_scale() == 1024.0
+
+    backward()
+    with torch.no_grad():
+        model.weight.grad[0, 0] = float("inf")
+    before = [p.detach().cpu().clone() for p in model.parameters()]
+    scaler.step(opt)  # skipped: a gradient is not finite
+    scaler.update()
+    for p, b in zip(model.parameters(), before):
+        torch.testing.assert_close(p.detach().cpu(), b, rtol=0, atol=0)
+    assert scaler.get_scale() == 512.0
+    assert torch.isfinite(loss).item()

@@ -1,6 +1,8 @@
 """Streams and events on tessera: torch.Stream, torch.Event, torch.tessera's
 wrappers, the current stream, waits, timing and record_stream."""
 
+import threading
+
 import pytest
 import torch
 
@@ -225,3 +227,15 @@ def test_streams_of_two_devices_are_independent():
     e.record(s1)
     e.synchronize()
     assert e.query()
+
+
+def test_current_stream_and_device_are_per_thread(tessera):
+    seen = []
+    s = torch.Stream(device="tessera")
+    with torch.tessera.stream(s):
+        worker = threading.Thread(target=lambda: seen.append(
+            (torch.tessera.current_device(), torch.tessera.current_stream().stream_id)))
+        worker.start()
+        worker.join()
+        assert torch.tessera.current_stream() == s
+    assert seen == [(0, 0)]
