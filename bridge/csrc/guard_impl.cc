@@ -129,7 +129,16 @@ struct TesseraGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
   void block(void* event, const c10::Stream& stream) const override {
     if (event == nullptr) return;
-    TESSERA_TRANSLATE_ERRORS(as_event(event)->block(to_runtime_stream(stream)));
+    const tessera::Stream waiter = to_runtime_stream(stream);
+    tessera::Event* e = as_event(event);
+    if (e->device() != waiter.device()) {
+      // Two tessera devices may be of different runtime types (a GPU and
+      // the CPU), whose events cannot enter each other's streams: the host
+      // waits instead, which orders everything enqueued on `stream` later.
+      TESSERA_TRANSLATE_ERRORS(e->synchronize());
+      return;
+    }
+    TESSERA_TRANSLATE_ERRORS(e->block(waiter));
   }
 
   bool queryEvent(void* event) const override {
