@@ -1,12 +1,15 @@
 // c10's device guard for tessera: the current device and stream per
 // thread, and events, all backed by the runtime (so torch.Stream,
 // torch.Event, record_stream and elapsed_time are real).
+#include <c10/core/DeviceCapability.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <c10/util/Exception.h>
 
 #include "bridge/csrc/allocator.h"
 #include "bridge/csrc/device_list.h"
 #include "bridge/csrc/error_translation.h"
+#include "bridge/csrc/tensor_convert.h"
+#include "runtime/device/device_registry.h"
 #include "runtime/stream/event.h"
 #include "runtime/stream/stream.h"
 
@@ -78,6 +81,33 @@ struct TesseraGuardImpl final : public c10::impl::DeviceGuardImplInterface {
     return to_runtime_stream(s).native();
   }
 
+  // torch.accelerator.get_device_capability: the dtypes tessera tensors
+  // can have on this device (the runtime's dtypes, less those the device
+  // reports it cannot store).
+  c10::DeviceCapability getDeviceCapability(c10::Device d) const override {
+    const tessera::Device device = runtime_device(d);
+    tessera::DeviceProperties props;
+    TESSERA_TRANSLATE_ERRORS(props = tessera::device_interface(device).properties(device.index));
+    c10::DeviceCapability capability;
+    auto& supported = capability.capability_data.supported_scalar_types;
+    // Through the named bitfields: their bit order is the compiler's.
+#define TESSERA_CLEAR_DTYPE(_, name) supported.has_##name = 0;
+    AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS(TESSERA_CLEAR_DTYPE)
+#undef TESSERA_CLEAR_DTYPE
+    for (int i = 0; i < tessera::kNumDTypes; ++i) {
+      const auto dtype = static_cast<tessera::DType>(i);
+      if (dtype == tessera::DType::kF16 && !props.supports_f16) continue;
+      if (dtype == tessera::DType::kF64 && !props.supports_f64) continue;
+      if (dtype == tessera::DType::kI64 && !props.supports_i64) continue;
+      const c10::ScalarType type = to_torch_dtype(dtype);
+#define TESSERA_SET_DTYPE(_, name) \
+  if (type == c10::ScalarType::name) supported.has_##name = 1;
+      AT_FORALL_SCALAR_TYPES_WITH_COMPLEX_AND_QINTS(TESSERA_SET_DTYPE)
+#undef TESSERA_SET_DTYPE
+    }
+    return capability;
+  }
+
   c10::DeviceIndex deviceCount() const noexcept override {
     try {
       return torch_tessera::device_count();
@@ -99,7 +129,16 @@ struct TesseraGuardImpl final : public c10::impl::DeviceGuardImplInterface {
 
   void block(void* event, const c10::Stream& stream) const override {
     if (event == nullptr) return;
-    TESSERA_TRANSLATE_ERRORS(as_event(event)->block(to_runtime_stream(stream)));
+    const tessera::Stream waiter = to_runtime_stream(stream);
+    tessera::Event* e = as_event(event);
+    if (e->device() != waiter.device()) {
+      // Two tessera devices may be of different runtime types (a GPU and
+      // the CPU), whose events cannot enter each other's streams: the host
+      // waits instead, which orders everything enqueued on `stream` later.
+      TESSERA_TRANSLATE_ERRORS(e->synchronize());
+      return;
+    }
+    TESSERA_TRANSLATE_ERRORS(e->block(waiter));
   }
 
   bool queryEvent(void* event) const override {

@@ -10,6 +10,7 @@
 #include "bridge/csrc/device_list.h"
 #include "bridge/csrc/error_translation.h"
 #include "bridge/csrc/generator.h"
+#include "bridge/csrc/pinned_allocator.h"
 #include "runtime/alloc/caching_allocator.h"
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
@@ -61,6 +62,17 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_memory_fraction", [](double fraction, int index) {
     TESSERA_TRANSLATE_ERRORS(tessera::CachingAllocator::get(runtime_device(static_cast<c10::DeviceIndex>(index)))
                                  .set_memory_fraction(fraction));
+  });
+  m.def("get_memory_fraction", [](int index) {
+    double fraction = 1.0;
+    TESSERA_TRANSLATE_ERRORS(
+        fraction = tessera::CachingAllocator::get(runtime_device(static_cast<c10::DeviceIndex>(index)))
+                       .memory_fraction());
+    return fraction;
+  });
+  // What is_pinned() asks the hooks, for any address (tests and debugging).
+  m.def("is_pinned_ptr", [](uintptr_t address) {
+    return is_pinned(reinterpret_cast<const void*>(address));
   });
   m.def("default_generator", [](int index) {
     return py::reinterpret_steal<py::object>(

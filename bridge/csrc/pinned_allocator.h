@@ -1,6 +1,12 @@
 // Page-locked ("pinned") host memory for tessera, as x.pin_memory() asks
 // for: host memory from the runtime's host device, whose caching allocator
 // keeps it for reuse. Tensors on it are CPU tensors that is_pinned().
+//
+// Once PrivateUse1 is renamed, tessera is PyTorch's current accelerator, so
+// plain CPU pin_memory(), torch.empty(..., pin_memory=True) and DataLoader
+// pinning come here (through the hooks), and
+// torch.accelerator.empty_host_cache() reaches the same allocator (through
+// at::getHostAllocator(PrivateUse1)).
 #pragma once
 
 #include <c10/core/Allocator.h>
@@ -8,6 +14,8 @@
 namespace torch_tessera {
 
 c10::Allocator* pinned_allocator();
-bool is_pinned(const void* ptr);
+// True for the start of a live pinned block; never throws (PyTorch asks
+// about arbitrary CPU pointers).
+bool is_pinned(const void* ptr) noexcept;
 
 }  // namespace torch_tessera

@@ -1,6 +1,13 @@
-"""``torch.tessera``: the device module, in the style of ``torch.cuda``."""
+"""``torch.tessera``: the device module, in the style of ``torch.cuda``.
 
-import contextlib
+Everything here reaches the runtime through the C++ extension: devices
+(device_list), streams and events (the device guard, through torch.Stream,
+torch.Event and torch.accelerator), memory (the runtime's caching
+allocator, through torch.accelerator's memory functions) and random numbers
+(one Philox generator per device).
+"""
+
+import dataclasses
 from typing import Any, Optional, Union
 
 import torch
@@ -10,8 +17,8 @@ from . import _C
 _device_t = Union[torch.device, str, int, None]
 
 
-def _index(device: _device_t = None, optional: bool = True) -> int:
-    """The tessera index of device (None: the current device)."""
+def _index(device: _device_t = None) -> int:
+    """The tessera index of `device` (None: the current device)."""
     if device is None:
         return current_device()
     if isinstance(device, int):
@@ -22,19 +29,29 @@ def _index(device: _device_t = None, optional: bool = True) -> int:
         if device.type != "tessera":
             raise ValueError(f"expected a tessera device, got {device}")
         return current_device() if device.index is None else device.index
-    raise TypeError(f"expected a device, str or int, got {type(device).__name__}")
+    raise TypeError(f"expected a torch.device, str or int, got {type(device).__name__}")
 
 
+def _dev(device: _device_t) -> torch.device:
+    return torch.device("tessera", _index(device))
+
+
+# -- Devices.
 def is_available() -> bool:
-    return _C.device_count() > 0
+    return device_count() > 0
 
 
 def is_initialized() -> bool:
+    """Loading the extension initializes the runtime: always True."""
     return True
 
 
-def _lazy_init():
+def init() -> None:
     """Nothing is lazy: loading the extension initializes the runtime."""
+
+
+def _lazy_init() -> None:
+    """Called by PyTorch before first use of a PrivateUse1 device."""
 
 
 def device_count() -> int:
@@ -49,24 +66,41 @@ def set_device(device: _device_t) -> None:
     _C.set_device(_index(device))
 
 
+@dataclasses.dataclass(frozen=True)
+class _DeviceProperties:
+    """What the runtime reports about a tessera device."""
+
+    name: str
+    vendor: str
+    runtime_device: str  # the runtime device behind it, e.g. "cpu:0"
+    total_memory: int  # bytes
+    compute_units: int  # cores, SMs, compute units
+    host_accessible: bool  # device memory is readable by the host
+    supports_f16: bool
+    supports_f64: bool
+    supports_i64: bool
+
+
+def get_device_properties(device: _device_t = None) -> _DeviceProperties:
+    return _DeviceProperties(**_C.get_device_properties(_index(device)))
+
+
 def get_device_name(device: _device_t = None) -> str:
     return _C.get_device_name(_index(device))
 
 
-def get_device_properties(device: _device_t = None) -> dict:
-    return _C.get_device_properties(_index(device))
-
-
 def get_device_capability(device: _device_t = None) -> dict:
-    return torch.accelerator.get_device_capability(torch.device("tessera", _index(device)))
+    """``{"supported_dtypes": {...}}``, as torch.accelerator reports it."""
+    return torch.accelerator.get_device_capability(_dev(device))
 
 
 def synchronize(device: _device_t = None) -> None:
+    """Waits for all work on every stream of the device."""
     _C.synchronize(_index(device))
 
 
 class device:
-    """Context manager that changes the current tessera device."""
+    """Context manager that makes `device` the current tessera device."""
 
     def __init__(self, device: _device_t):
         self.idx = _index(device)
@@ -84,7 +118,7 @@ class device:
 
 
 class device_of(device):
-    """Context manager that makes the device of a tensor current."""
+    """Context manager that makes the device of a tessera tensor current."""
 
     def __init__(self, obj: torch.Tensor):
         super().__init__(obj.get_device() if obj.device.type == "tessera" else current_device())
@@ -93,55 +127,71 @@ class device_of(device):
 # -- Streams and events: torch's generic classes, which reach the runtime
 # through the device guard.
 class Stream(torch.Stream):
-    """A tessera stream (``torch.Stream`` on a tessera device)."""
+    """A new tessera stream (``torch.Stream`` on a tessera device)."""
 
     def __new__(cls, device: _device_t = None, priority: int = 0, **kwargs):
         if "stream_id" in kwargs:
             return super().__new__(cls, **kwargs)
-        return super().__new__(cls, device=torch.device("tessera", _index(device)), priority=priority)
+        return super().__new__(cls, device=_dev(device), priority=priority)
 
 
 class Event(torch.Event):
     """A tessera event (``torch.Event`` on a tessera device)."""
 
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):
-        return super().__new__(cls, device="tessera", enable_timing=enable_timing, blocking=blocking,
-                               interprocess=interprocess)
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False,
+                interprocess: bool = False):
+        return super().__new__(cls, device="tessera", enable_timing=enable_timing,
+                               blocking=blocking, interprocess=interprocess)
 
 
 def current_stream(device: _device_t = None) -> torch.Stream:
-    return torch.accelerator.current_stream(torch.device("tessera", _index(device)))
+    return torch.accelerator.current_stream(_dev(device))
 
 
 def default_stream(device: _device_t = None) -> torch.Stream:
     idx = _index(device)
-    device_type = current_stream(idx).device_type
-    return torch.Stream(stream_id=0, device_index=idx, device_type=device_type)
+    return torch.Stream(stream_id=0, device_index=idx,
+                        device_type=current_stream(idx).device_type)
 
 
 def set_stream(stream: torch.Stream) -> None:
+    """Makes `stream` current on its device (not the current device)."""
     torch.accelerator.set_stream(stream)
 
 
-@contextlib.contextmanager
-def stream(stream: Optional[torch.Stream]):
-    """Makes `stream` current for the block (None: no change)."""
-    if stream is None:
-        yield
-        return
-    previous = current_stream(stream.device)
-    set_stream(stream)
-    try:
-        yield
-    finally:
-        set_stream(previous)
+class StreamContext:
+    """Makes `stream` and its device current for a block, then restores
+    both. ``None`` changes nothing."""
+
+    def __init__(self, stream: Optional[torch.Stream]):
+        self.stream = stream
+        self.prev_device = -1
+        self.prev_stream: Optional[torch.Stream] = None
+
+    def __enter__(self):
+        if self.stream is None:
+            return self.stream
+        self.prev_device = current_device()
+        self.prev_stream = current_stream(self.stream.device_index)
+        if self.stream.device_index != self.prev_device:
+            set_device(self.stream.device_index)
+        set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *args: Any):
+        if self.stream is None:
+            return False
+        set_stream(self.prev_stream)
+        if self.stream.device_index != self.prev_device:
+            set_device(self.prev_device)
+        return False
 
 
-# -- Memory: the runtime's caching allocator through torch.accelerator.
-def _dev(device: _device_t) -> torch.device:
-    return torch.device("tessera", _index(device))
+def stream(stream: Optional[torch.Stream]) -> StreamContext:
+    return StreamContext(stream)
 
 
+# -- Memory: the runtime's caching allocator, through torch.accelerator.
 def memory_stats(device: _device_t = None) -> dict:
     return torch.accelerator.memory_stats(_dev(device))
 
@@ -171,49 +221,72 @@ def reset_accumulated_memory_stats(device: _device_t = None) -> None:
 
 
 def empty_cache() -> None:
+    """Returns the cached free memory of every tessera device."""
     torch.accelerator.empty_cache()
 
 
 def mem_get_info(device: _device_t = None) -> tuple:
+    """(free, total) bytes of the device, as the runtime reports them."""
     return torch.accelerator.get_memory_info(_dev(device))
 
 
 def set_per_process_memory_fraction(fraction: float, device: _device_t = None) -> None:
+    """Caps the bytes the caching allocator may reserve on the device at
+    fraction * total memory (0 < fraction <= 1)."""
     _C.set_memory_fraction(float(fraction), _index(device))
 
 
-# -- Random numbers: Philox generators in the runtime, one per device.
+def get_per_process_memory_fraction(device: _device_t = None) -> float:
+    return _C.get_memory_fraction(_index(device))
+
+
+# -- Random numbers: Philox generators in the runtime, one per device, so
+# one seed gives the same values on every tessera device.
 def default_generator(device: _device_t = None) -> torch.Generator:
     return _C.default_generator(_index(device))
 
 
+def __getattr__(name: str):
+    # default_generators, as torch.cuda has it; computed on use, since the
+    # device list may be an error (a bad TESSERA_VISIBLE_DEVICES).
+    if name == "default_generators":
+        return tuple(_C.default_generator(i) for i in range(device_count()))
+    raise AttributeError(f"module 'torch.tessera' has no attribute '{name}'")
+
+
 def manual_seed(seed: int) -> None:
+    """Seeds the current device's generator."""
     default_generator().manual_seed(int(seed))
 
 
 def manual_seed_all(seed: int) -> None:
+    """Seeds every device's generator (torch.manual_seed calls this)."""
     for i in range(device_count()):
         _C.default_generator(i).manual_seed(int(seed))
 
 
 def seed() -> None:
+    """Seeds the current device's generator with a random number."""
     default_generator().seed()
 
 
 def seed_all() -> None:
-    for i in range(device_count()):
-        _C.default_generator(i).seed()
+    """Seeds every device's generator with one random number."""
+    if device_count() == 0:
+        return
+    manual_seed_all(_C.default_generator(0).seed())
 
 
 def initial_seed() -> int:
     return default_generator().initial_seed()
 
 
-def get_rng_state(device: _device_t = None) -> torch.Tensor:
+def get_rng_state(device: _device_t = "tessera") -> torch.Tensor:
+    """The device generator's state: a uint8 CPU tensor (seed, offset)."""
     return default_generator(device).get_state()
 
 
-def set_rng_state(new_state: torch.Tensor, device: _device_t = None) -> None:
+def set_rng_state(new_state: torch.Tensor, device: _device_t = "tessera") -> None:
     default_generator(device).set_state(new_state)
 
 
@@ -227,10 +300,11 @@ def set_rng_state_all(new_states) -> None:
 
 
 def _is_in_bad_fork() -> bool:
+    """No fork tracking: False, so torch.manual_seed always seeds tessera."""
     return False
 
 
-# -- Autocast.
+# -- Autocast: torch.autocast("tessera") checks the dtype against this list.
 def get_amp_supported_dtype() -> list:
     return [torch.float16, torch.bfloat16]
 
