@@ -30,8 +30,39 @@ std::string op_name(const c10::OperatorHandle& op) {
   return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
 }
 
+// The device rule of native kernels, which the fallback would otherwise
+// skip by moving everything to the CPU: tensors on one tessera device, plus
+// 0-d CPU tensors (scalars). Index lists (List[Optional[Tensor]]) may hold
+// CPU tensors, as for CUDA.
+void check_devices(const std::string& name, const c10::FunctionSchema& schema,
+                   const torch::jit::Stack& stack) {
+  const size_t n = schema.arguments().size();
+  std::optional<c10::Device> device;
+  auto check = [&](const at::Tensor& t, const std::string& arg) {
+    if (!t.defined()) return;
+    if (t.device().is_cpu() && t.dim() == 0) return;
+    if (!device.has_value()) {
+      device = t.device();
+      return;
+    }
+    TORCH_CHECK(t.device() == *device,
+                "Expected all tensors to be on the same device, but found at least two devices, ",
+                *device, " and ", t.device(), "! (when checking argument ", arg, " of ", name, ")");
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const c10::IValue& v = stack[stack.size() - n + i];
+    const std::string& arg = schema.arguments()[i].name();
+    if (v.isTensor()) {
+      check(v.toTensor(), arg);
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList().vec()) check(t, arg);
+    }
+  }
+}
+
 void tessera_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
+  check_devices(name, op.schema(), *stack);
   TORCH_CHECK_NOT_IMPLEMENTED(enabled_flag().load(), "tessera has no kernel for ", name,
                               " and the CPU fallback is off (TESSERA_DISABLE_CPU_FALLBACK or "
                               "torch_tessera.set_fallback_enabled(False))");
