@@ -111,6 +111,9 @@ def test_mean_errors_and_out(tessera):
     compare(lambda t: t.mean(dtype=torch.float64), (y,), tessera, ["mean"])
     compare(lambda t: torch.mean(t, 1, out=torch.empty(2, device=t.device)), (y,), tessera,
             ["mean"])
+    # out's dtype is the compute dtype, as for aten's mean.out.
+    compare(lambda t: torch.mean(t, 1, out=torch.empty(2, device=t.device, dtype=torch.float64)),
+            (y,), tessera, ["mean"])
 
 
 @pytest.mark.parametrize("dtype", FLOATS + [torch.int32, torch.int64, torch.bool])
@@ -226,6 +229,8 @@ def test_norm_overloads(tessera):
 def test_norm_rejects_integers(tessera):
     with pytest.raises(TypeError, match="norm.*floating"):
         torch.linalg.vector_norm(torch.arange(4, device=tessera))
+    with pytest.raises(TypeError, match="norm.*floating"):
+        torch.linalg.vector_norm(torch.arange(4, device=tessera), dtype=torch.float32)
 
 
 # -- all / any / logsumexp / scans ------------------------------------------------------

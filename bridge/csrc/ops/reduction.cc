@@ -102,10 +102,15 @@ at::Tensor mean_all(const at::Tensor& self, std::optional<c10::ScalarType> dtype
 at::Tensor& mean_dim_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                          std::optional<c10::ScalarType> dtype, at::Tensor& out) {
   OpScope scope(self, out);
-  // Unlike sum, aten's mean takes its dtype from self, never from out.
+  // aten's mean.out requires a floating self (or dtype), then computes in
+  // out's dtype; the runtime's mean makes the first check.
+  std::optional<c10::ScalarType> compute_dtype = dtype;
+  if (!dtype.has_value() && self.is_floating_point() && out.is_floating_point()) {
+    compute_dtype = out.scalar_type();
+  }
   return write_out(out, call_runtime([&] {
                      return tessera::mean(to_runtime(self, "mean"), to_dims(dim), keepdim,
-                                          to_dtype(dtype, "mean"));
+                                          to_dtype(compute_dtype, "mean"));
                    }));
 }
 
@@ -336,16 +341,16 @@ tessera::Tensor vector_norm(const at::Tensor& self, const c10::Scalar& ord,
                             at::OptionalIntArrayRef dim, bool keepdim,
                             std::optional<c10::ScalarType> dtype, const char* op) {
   tessera::Tensor t = to_runtime(self, op);
-  if (dtype.has_value()) t = t.to(to_runtime_dtype(*dtype, op));
   const double p = ord.toDouble();
   const tessera::Shape dims = to_dims(dim);
+  // aten wants a floating input even when dtype asks for a cast; the
+  // runtime's p = 1 norm rejects anything else with the norm's message.
+  if (!tessera::is_floating(t.dtype())) tessera::norm(t, 1.0, dims, keepdim);
+  if (dtype.has_value()) t = t.to(to_runtime_dtype(*dtype, op));
   if (p == 1.0 || p == 2.0 || p == std::numeric_limits<double>::infinity()) {
     return tessera::norm(t, p, dims, keepdim);
   }
-  // Validation (floating dtype, non-empty for -inf) comes from the
-  // runtime ops below; run the p = 1 norm first so that integer inputs are
-  // rejected with the norm's own message.
-  if (!tessera::is_floating(t.dtype())) tessera::norm(t, 1.0, dims, keepdim);
+  // Other orders: composed below; -inf's amin rejects empty reductions.
   const tessera::Tensor magnitude = tessera::abs(t);
   if (p == -std::numeric_limits<double>::infinity()) {
     return tessera::amin(magnitude, dims, keepdim);
