@@ -6,6 +6,8 @@ fallback; ops outside this file's scope that a composite or a backward
 formula touches (pointwise ops, for instance) may still be served by it.
 """
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -239,6 +241,26 @@ def test_batch_norm_functional_variants(tessera):
     assert_native("native_batch_norm", "_native_batch_norm_legit", "native_batch_norm_backward")
 
 
+def test_batch_norm_legit_no_training(tessera):
+    x, rm, rv = make((6, 4)), make((4,), seed=1), make((4,), seed=2).abs() + 0.5
+    w, b = make((4,), seed=3), make((4,), seed=4)
+    got = torch.ops.aten._native_batch_norm_legit_no_training(
+        x.to(tessera), w.to(tessera), b.to(tessera), rm.to(tessera), rv.to(tessera), 0.1, 1e-5)
+    exp = torch.ops.aten._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.1, 1e-5)
+    assert_close(got[0].cpu(), exp[0], **tol(torch.float32))
+    assert_native("native_batch_norm", "_native_batch_norm_legit")
+
+
+def test_rms_norm_decomposition(tessera):
+    # aten has no backend entry for rms_norm on PrivateUse1: it decomposes
+    # (pointwise ops and mean); the reduction in it is native.
+    run_both(lambda t, w: F.rms_norm(t, (8,), w, eps=1e-6), [make((3, 8), torch.float64),
+                                                            make((8,), torch.float64, 1)],
+             tessera)
+    run_both(lambda t: F.rms_norm(t, (2, 8)), [make((3, 2, 8), torch.float64)], tessera)
+    assert_native("mean", "sum")
+
+
 # -- convolution -------------------------------------------------------------------------
 
 
@@ -436,24 +458,22 @@ def test_small_cnn_training_matches_cpu(tessera):
         torch.nn.MaxPool2d(2), torch.nn.Conv2d(4, 4, 3), torch.nn.AvgPool2d(2),
         torch.nn.Flatten(), torch.nn.Linear(4, 3), torch.nn.LayerNorm(3), torch.nn.Linear(3, 3),
     ).double()
-    dev_model = torch.nn.Sequential(*[m for m in ref.children()])
-    import copy
     dev_model = copy.deepcopy(ref).to(tessera)
     opt_c = torch.optim.SGD(ref.parameters(), lr=0.1, foreach=False)
     opt_t = torch.optim.SGD(dev_model.parameters(), lr=0.1, foreach=False)
     x = make((8, 1, 8, 8), torch.float64)
     y = torch.randint(0, 3, (8,), generator=torch.Generator().manual_seed(5))
+    def step(model, opt, dev):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x.to(dev)), y.to(dev))
+        loss.backward()
+        opt.step()
+        return loss.item()
+
     for _ in range(3):
-        for model, opt, dev in ((ref, opt_c, "cpu"), (dev_model, opt_t, tessera)):
-            opt.zero_grad()
-            loss = F.cross_entropy(model(x.to(dev)), y.to(dev))
-            loss.backward()
-            opt.step()
-            if dev == "cpu":
-                loss_c = loss.item()
-            else:
-                loss_t = loss.item()
-        assert abs(loss_c - loss_t) < 1e-9
+        loss_c = step(ref, opt_c, "cpu")
+        loss_t = step(dev_model, opt_t, tessera)
+        assert loss_t == pytest.approx(loss_c, rel=1e-9, abs=1e-12)
     for pc, pt in zip(ref.parameters(), dev_model.parameters()):
         assert_close(pt.detach().cpu(), pc.detach())
     assert_native("convolution_overrideable", "convolution_backward_overrideable",
