@@ -1,4 +1,4 @@
-// Matrix products on tessera: mm, bmm, addmm, baddbmm, dot, mv, addmv, with
+// Matrix products on tessera: mm, bmm, addmm, baddbmm, dot, vdot, mv, addmv, with
 // their out= and in-place forms, over the runtime's GEMM-backed ops.
 // linear, matmul, outer and ger are CompositeImplicit in aten and reach
 // these (mm, addmm, bmm) or pointwise mul; they need no kernel here.
@@ -115,6 +115,13 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
   return fresh([&] { return tessera::dot(to_runtime(self, "dot"), to_runtime(tensor, "dot")); });
 }
 
+// vdot conjugates its first argument; tessera has no complex dtypes, so it
+// is dot.
+at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
+  OpScope scope(self, other);
+  return fresh([&] { return tessera::dot(to_runtime(self, "vdot"), to_runtime(other, "vdot")); });
+}
+
 at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
   OpScope scope(self, vec);
   return fresh([&] { return tessera::mv(to_runtime(self, "mv"), to_runtime(vec, "mv")); });
@@ -181,6 +188,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("baddbmm.out", TORCH_FN(baddbmm_out));
   m.impl("baddbmm_", TORCH_FN(baddbmm_inplace));
   m.impl("dot", TORCH_FN(dot));
+  m.impl("vdot", TORCH_FN(vdot));
   m.impl("mv", TORCH_FN(mv));
   m.impl("mv.out", TORCH_FN(mv_out));
   m.impl("addmv", TORCH_FN(addmv));
