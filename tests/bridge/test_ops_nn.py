@@ -137,6 +137,11 @@ def test_integer_matmul(tessera, dtype):
 
 def test_matmul_dtype_and_device_errors(tessera):
     a = torch.ones(2, 3, device=tessera)
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.mm(a, a.t(), out=torch.empty(0, device=tessera, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.ops.aten._softmax.out(a, 0, False,
+                                    out=torch.empty(0, device=tessera, dtype=torch.float64))
     with pytest.raises(TypeError, match="mm"):
         torch.mm(a, torch.ones(3, 2, device=tessera, dtype=torch.float64))
     with pytest.raises(RuntimeError, match="device"):

@@ -308,3 +308,30 @@ def test_backward_matches_cpu(tessera, case):
     assert_close(xt.grad.cpu(), xc.grad)
     assert_native("sum", "mean", "prod", "max", "amax", "var", "std", "linalg_vector_norm",
                   "logsumexp", "cumsum")
+
+
+def test_out_dtype_rules_follow_aten(tessera):
+    x = make((3, 4), torch.float32).to(tessera)
+    f64 = torch.empty(0, device=tessera, dtype=torch.float64)
+    i32 = torch.empty(0, device=tessera, dtype=torch.int32)
+    # No cast for these: out must have the result's dtype.
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.amax(x, 0, out=f64)
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.argmax(x, 0, out=i32)
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.max(x, 0, out=(torch.empty(0, device=tessera), i32))
+    with pytest.raises(RuntimeError, match="dtype"):
+        torch.linalg.vector_norm(x, out=f64)
+    with pytest.raises(RuntimeError, match="bool"):
+        torch.all(x, 0, out=torch.empty(0, device=tessera))
+    # These compute in (or cast to) out's dtype, as on CPU.
+    for fn in (lambda t, o: torch.var(t, 0, out=o), lambda t, o: torch.logsumexp(t, 0, out=o),
+               lambda t, o: torch.cumsum(t, 0, out=o), lambda t, o: torch.prod(t, 0, out=o),
+               lambda t, o: torch.max(t, out=o)):
+        expected = fn(x.cpu(), torch.empty(0, dtype=torch.float64))
+        got = fn(x, torch.empty(0, device=tessera, dtype=torch.float64))
+        assert got.dtype == torch.float64
+        assert_close(got.cpu(), expected)
+    u8 = torch.empty(0, device=tessera, dtype=torch.uint8)
+    assert_close(torch.any(x, 1, out=u8).cpu(), torch.any(x.cpu(), 1).to(torch.uint8))

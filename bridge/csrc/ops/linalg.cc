@@ -15,6 +15,15 @@ at::Tensor fresh(F&& fn) {
   return to_torch(call_runtime(std::forward<F>(fn)));
 }
 
+// aten's out= kernels for this op take no cast: out must already have the
+// result's dtype. (A candidate for op_helpers.h.)
+at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
 // -- mm / bmm ------------------------------------------------------------------------
 
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
@@ -24,7 +33,7 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
 
 at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   OpScope scope(self, mat2);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return tessera::mm(to_runtime(self, "mm"), to_runtime(mat2, "mm"));
                    }));
 }
@@ -36,7 +45,7 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 
 at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
   OpScope scope(self, mat2);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return tessera::bmm(to_runtime(self, "bmm"), to_runtime(mat2, "bmm"));
                    }));
 }
@@ -59,7 +68,7 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
 at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
   OpScope scope(self, mat1, mat2);
-  return write_out(out, call_runtime([&] { return addmm_of(self, mat1, mat2, beta, alpha); }));
+  return write_out_exact(out, call_runtime([&] { return addmm_of(self, mat1, mat2, beta, alpha); }));
 }
 
 at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
@@ -92,7 +101,7 @@ at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1,
                         const at::Tensor& batch2, const c10::Scalar& beta,
                         const c10::Scalar& alpha, at::Tensor& out) {
   OpScope scope(self, batch1, batch2);
-  return write_out(out,
+  return write_out_exact(out,
                    call_runtime([&] { return baddbmm_of(self, batch1, batch2, beta, alpha); }));
 }
 
@@ -129,7 +138,7 @@ at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
 
 at::Tensor& mv_out(const at::Tensor& self, const at::Tensor& vec, at::Tensor& out) {
   OpScope scope(self, vec);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return tessera::mv(to_runtime(self, "mv"), to_runtime(vec, "mv"));
                    }));
 }
@@ -161,7 +170,7 @@ at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor
 at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
   OpScope scope(self, mat, vec);
-  return write_out(out, call_runtime([&] { return addmv_of(self, mat, vec, beta, alpha); }));
+  return write_out_exact(out, call_runtime([&] { return addmv_of(self, mat, vec, beta, alpha); }));
 }
 
 at::Tensor& addmv_inplace(at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,

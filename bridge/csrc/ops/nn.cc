@@ -35,6 +35,15 @@ at::Tensor to_torch_or_undefined(const tessera::Tensor& t) {
   return t.defined() ? to_torch(t) : at::Tensor();
 }
 
+// aten's out= kernels for this op take no cast: out must already have the
+// result's dtype. (A candidate for op_helpers.h.)
+at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
 // -- convolution ----------------------------------------------------------------------
 
 struct ConvArgs {
@@ -200,8 +209,8 @@ std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out(
                                             to_shape(kernel_size), to_shape(stride),
                                             to_shape(padding), to_shape(dilation), ceil_mode);
   });
-  write_out(out, v);
-  write_out(indices, i);
+  write_out_exact(out, v);
+  write_out_exact(indices, i);
   return {out, indices};
 }
 
@@ -227,7 +236,7 @@ at::Tensor& max_pool2d_with_indices_backward_out(
     const at::Tensor& indices, at::Tensor& grad_input) {
   OpScope scope(grad_output, self);
   constexpr const char* op = "max_pool2d_backward";
-  return write_out(grad_input, call_runtime([&] {
+  return write_out_exact(grad_input, call_runtime([&] {
                      return tessera::max_pool2d_with_indices_backward(
                          to_runtime(grad_output, op), to_runtime(self, op),
                          to_runtime(indices, op));
@@ -257,7 +266,7 @@ at::Tensor& avg_pool2d_out(const at::Tensor& self, c10::IntArrayRef kernel_size,
                            bool count_include_pad, std::optional<int64_t> divisor_override,
                            at::Tensor& out) {
   OpScope scope(self);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return avg_pool2d_of(self, kernel_size, stride, padding, ceil_mode,
                                           count_include_pad, divisor_override);
                    }));
@@ -292,7 +301,7 @@ at::Tensor& avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Ten
                                     std::optional<int64_t> divisor_override,
                                     at::Tensor& grad_input) {
   OpScope scope(grad_output, self);
-  return write_out(grad_input, call_runtime([&] {
+  return write_out_exact(grad_input, call_runtime([&] {
                      return avg_pool2d_backward_of(grad_output, self, kernel_size, stride,
                                                    padding, ceil_mode, count_include_pad,
                                                    divisor_override);
@@ -363,8 +372,8 @@ std::tuple<at::Tensor&, at::Tensor&> nll_loss_forward_out(
   OpScope scope(self, target);
   auto [loss, tw] = call_runtime(
       [&] { return nll_loss_forward_of(kOp, self, target, weight, reduction, ignore_index); });
-  write_out(output, loss);
-  write_out(total_weight, tw);
+  write_out_exact(output, loss);
+  write_out_exact(total_weight, tw);
   return {output, total_weight};
 }
 
@@ -397,7 +406,7 @@ at::Tensor& nll_loss_backward_out(const at::Tensor& grad_output, const at::Tenso
                                   int64_t ignore_index, const at::Tensor& total_weight,
                                   at::Tensor& grad_input) {
   OpScope scope(grad_output, self);
-  return write_out(grad_input, call_runtime([&] {
+  return write_out_exact(grad_input, call_runtime([&] {
                      return nll_loss_backward_of(kOp, grad_output, self, target, weight,
                                                  reduction, ignore_index, total_weight);
                    }));

@@ -44,6 +44,15 @@ Triple to_torch_triple(const std::tuple<tessera::Tensor, tessera::Tensor, tesser
           to_torch_or_undefined(std::get<2>(r))};
 }
 
+// aten's out= kernels for this op take no cast: out must already have the
+// result's dtype. (A candidate for op_helpers.h.)
+at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
 // -- softmax / log_softmax -------------------------------------------------------
 
 // half_to_float: a float16 input gives a float32 result (CUDA's fused
@@ -73,7 +82,7 @@ template <bool kLog>
 at::Tensor& softmax_out(const at::Tensor& self, int64_t dim, bool half_to_float,
                         at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out,
+  return write_out_exact(out,
                    call_runtime([&] { return softmax_of(kLog, self, dim, half_to_float); }));
 }
 
@@ -101,7 +110,7 @@ at::Tensor& softmax_backward_out(const at::Tensor& grad_output, const at::Tensor
                                  int64_t dim, c10::ScalarType input_dtype,
                                  at::Tensor& grad_input) {
   OpScope scope(grad_output, output);
-  return write_out(grad_input, call_runtime([&] {
+  return write_out_exact(grad_input, call_runtime([&] {
                      return softmax_backward_of(kLog, grad_output, output, dim, input_dtype);
                    }));
 }

@@ -46,6 +46,15 @@ double to_correction(const std::optional<c10::Scalar>& correction) {
   return correction.has_value() ? correction->toDouble() : 1.0;
 }
 
+// aten's out= kernels for this op take no cast: out must already have the
+// result's dtype. (A candidate for op_helpers.h.)
+at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
 // Runs a runtime op producing one new tensor.
 template <typename F>
 at::Tensor fresh(F&& fn) {
@@ -184,8 +193,8 @@ std::tuple<at::Tensor, at::Tensor> min_dim(const at::Tensor& self, int64_t dim, 
 
 std::tuple<at::Tensor&, at::Tensor&> write_pair(at::Tensor& a, at::Tensor& b,
                                                 const std::tuple<tessera::Tensor, tessera::Tensor>& r) {
-  write_out(a, std::get<0>(r));
-  write_out(b, std::get<1>(r));
+  write_out_exact(a, std::get<0>(r));
+  write_out_exact(b, std::get<1>(r));
   return {a, b};
 }
 
@@ -233,13 +242,13 @@ at::Tensor argmin(const at::Tensor& self, std::optional<int64_t> dim, bool keepd
 at::Tensor& argmax_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
                        at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] { return arg_extreme(true, self, dim, keepdim); }));
+  return write_out_exact(out, call_runtime([&] { return arg_extreme(true, self, dim, keepdim); }));
 }
 
 at::Tensor& argmin_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
                        at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] { return arg_extreme(false, self, dim, keepdim); }));
+  return write_out_exact(out, call_runtime([&] { return arg_extreme(false, self, dim, keepdim); }));
 }
 
 at::Tensor amax(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
@@ -254,14 +263,14 @@ at::Tensor amin(const at::Tensor& self, at::IntArrayRef dim, bool keepdim) {
 
 at::Tensor& amax_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return tessera::amax(to_runtime(self, "amax"), to_dims(dim), keepdim);
                    }));
 }
 
 at::Tensor& amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return tessera::amin(to_runtime(self, "amin"), to_dims(dim), keepdim);
                    }));
 }
@@ -373,7 +382,7 @@ at::Tensor& linalg_vector_norm_out(const at::Tensor& self, const c10::Scalar& or
                                    at::OptionalIntArrayRef dim, bool keepdim,
                                    std::optional<c10::ScalarType> dtype, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return vector_norm(self, ord, dim, keepdim, dtype, "linalg.vector_norm");
                    }));
 }
@@ -396,7 +405,7 @@ at::Tensor norm_dim_dtype(const at::Tensor& self, const std::optional<c10::Scala
 at::Tensor& norm_dim_out(const at::Tensor& self, const std::optional<c10::Scalar>& p,
                          at::IntArrayRef dim, bool keepdim, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return vector_norm(self, p.value_or(2.0), dim, keepdim, std::nullopt, "norm");
                    }));
 }
@@ -405,7 +414,7 @@ at::Tensor& norm_dim_dtype_out(const at::Tensor& self, const std::optional<c10::
                                at::IntArrayRef dim, bool keepdim, c10::ScalarType dtype,
                                at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
+  return write_out_exact(out, call_runtime([&] {
                      return vector_norm(self, p.value_or(2.0), dim, keepdim, dtype, "norm");
                    }));
 }
@@ -416,6 +425,14 @@ tessera::Tensor logical_reduce(bool is_all, const at::Tensor& self, const tesser
                                bool keepdim) {
   const tessera::Tensor t = to_runtime(self, is_all ? "all" : "any");
   return is_all ? tessera::all(t, dims, keepdim) : tessera::any(t, dims, keepdim);
+}
+
+// all/any write bool results, or uint8 ones into a uint8 out, as aten.
+at::Tensor& write_logical_out(at::Tensor& out, const tessera::Tensor& result, bool is_all) {
+  TORCH_CHECK(out.scalar_type() == at::kBool || out.scalar_type() == at::kByte,
+              is_all ? "all" : "any", " only supports bool tensor for result, got: ",
+              out.scalar_type());
+  return write_out(out, result);
 }
 
 template <bool kAll>
@@ -439,22 +456,25 @@ at::Tensor logical_dims(const at::Tensor& self, at::OptionalIntArrayRef dim, boo
 template <bool kAll>
 at::Tensor& logical_all_dims_out(const at::Tensor& self, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] { return logical_reduce(kAll, self, {}, false); }));
+  return write_logical_out(
+      out, call_runtime([&] { return logical_reduce(kAll, self, {}, false); }), kAll);
 }
 
 template <bool kAll>
 at::Tensor& logical_dim_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] { return logical_reduce(kAll, self, {dim}, keepdim); }));
+  return write_logical_out(
+      out, call_runtime([&] { return logical_reduce(kAll, self, {dim}, keepdim); }), kAll);
 }
 
 template <bool kAll>
 at::Tensor& logical_dims_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                              at::Tensor& out) {
   OpScope scope(self, out);
-  return write_out(out, call_runtime([&] {
-                     return logical_reduce(kAll, self, to_dims(dim), keepdim);
-                   }));
+  return write_logical_out(out, call_runtime([&] {
+                             return logical_reduce(kAll, self, to_dims(dim), keepdim);
+                           }),
+                           kAll);
 }
 
 // -- logsumexp / cumsum / cumprod ---------------------------------------------------
