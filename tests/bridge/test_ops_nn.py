@@ -77,6 +77,16 @@ def test_mm_bmm_addmm_baddbmm(tessera, dtype):
     assert_native("mm", "bmm", "addmm", "baddbmm")
 
 
+def test_batched_products_noncontiguous_and_broadcast(tessera):
+    run_both(lambda a, b: torch.bmm(a.transpose(1, 2), b.transpose(0, 1)),
+             [make((2, 4, 3)), make((4, 2, 5), seed=1)], tessera, **tol(torch.float32))
+    run_both(torch.baddbmm, [make((5,)), make((2, 3, 4)), make((2, 4, 5), seed=1)], tessera,
+             **tol(torch.float32))
+    run_both(torch.addmm, [make(()), make((3, 4)), make((4, 5), seed=1)], tessera,
+             **tol(torch.float32))
+    assert_native("bmm", "baddbmm", "addmm")
+
+
 def test_matmul_out_and_inplace(tessera):
     a, b = make((3, 4)), make((4, 5), seed=1)
     at, bt = a.to(tessera), b.to(tessera)
@@ -225,6 +235,22 @@ def test_batch_norm_module(tessera, dtype, training):
     assert_close(mod.running_mean.cpu(), ref.running_mean, **tol(dtype))
     assert_close(mod.running_var.cpu(), ref.running_var, **tol(dtype))
     assert_native("native_batch_norm", "native_batch_norm_backward")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("training", [True, False])
+def test_norms_low_precision_input_float_params(tessera, dtype, training):
+    # Mixed precision as under autocast: half input, float32 parameters.
+    x = make((4, 3, 5, 5), dtype)
+    w, b, rm, rv = make((3,), seed=1), make((3,), seed=2), make((3,), seed=3), \
+        make((3,), seed=4).abs() + 0.5
+    run_both(lambda t, ww, bb: F.batch_norm(t, rm.to(t.device), rv.to(t.device), ww, bb,
+                                            training=training),
+             [x, w, b], tessera, grad=training, rtol=3e-2, atol=3e-2)
+    run_both(lambda t, ww, bb: F.layer_norm(t, (5,), ww, bb), [x, make((5,)), make((5,), seed=1)],
+             tessera, rtol=3e-2, atol=3e-2)
+    assert_native("native_batch_norm", "native_batch_norm_backward", "native_layer_norm",
+                  "native_layer_norm_backward")
 
 
 def test_batch_norm_functional_variants(tessera):
