@@ -15,7 +15,7 @@ at::Tensor fresh(F&& fn) {
   return to_torch(call_runtime(std::forward<F>(fn)));
 }
 
-// aten's out= kernels for this op take no cast: out must already have the
+// For the out= forms that use this, aten takes no cast: out must already have the
 // result's dtype. (A candidate for op_helpers.h.)
 at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
   const c10::ScalarType expected = to_torch_dtype(result.dtype());

@@ -46,7 +46,7 @@ double to_correction(const std::optional<c10::Scalar>& correction) {
   return correction.has_value() ? correction->toDouble() : 1.0;
 }
 
-// aten's out= kernels for this op take no cast: out must already have the
+// For the out= forms that use this, aten takes no cast: out must already have the
 // result's dtype. (A candidate for op_helpers.h.)
 at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
   const c10::ScalarType expected = to_torch_dtype(result.dtype());
