@@ -332,7 +332,9 @@ def test_conv1d(tessera, kw):
 
 
 @pytest.mark.parametrize(
-    "kw", [dict(), dict(stride=2, padding=1, output_padding=1), dict(groups=2, dilation=2)],
+    "kw", [dict(), dict(stride=2, padding=1, output_padding=1), dict(groups=2, dilation=2),
+           # output_padding at or past the stride (allowed below the dilation)
+           dict(stride=(3, 2), padding=(1, 2), output_padding=(2, 3), groups=2, dilation=4)],
     ids=str)
 def test_conv_transpose2d(tessera, kw):
     groups = kw.get("groups", 1)

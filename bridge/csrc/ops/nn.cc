@@ -73,6 +73,17 @@ void check_conv_rank(const at::Tensor& input, const at::Tensor& weight, bool tra
       transposed ? " (transposed)" : "");
 }
 
+// output_padding may reach the stride (aten allows up to the dilation);
+// then the convolution over the transposed output has floor(output_padding
+// / stride) more positions per dim than x. Zeros appended to x fill them
+// and add nothing.
+tessera::Tensor pad_to_forward_size(const tessera::Tensor& x, const ConvArgs& a) {
+  const int64_t extra_h = a.output_padding[0] / a.stride[0];
+  const int64_t extra_w = a.output_padding[1] / a.stride[1];
+  if (extra_h == 0 && extra_w == 0) return x;
+  return tessera::constant_pad(x, {0, extra_w, 0, extra_h});
+}
+
 // conv_transpose2d(x, w) is the input gradient of conv2d(y, w) for a y of
 // the transposed convolution's output shape: run that backward with
 // grad_output = x. The input it is given only fixes the shape (its values
@@ -90,8 +101,9 @@ tessera::Tensor conv_transpose2d(const tessera::Tensor& x, const tessera::Tensor
   }
   const tessera::Tensor shape_only =
       tessera::empty(out_sizes, tessera::TensorOptions(x.dtype(), x.device()));
-  auto grads = tessera::convolution_backward(x, shape_only, w, a.stride, a.padding, a.dilation,
-                                             a.groups, {true, false, false});
+  auto grads = tessera::convolution_backward(pad_to_forward_size(x, a), shape_only, w, a.stride,
+                                             a.padding, a.dilation, a.groups,
+                                             {true, false, false});
   return std::get<0>(grads);
 }
 
@@ -148,11 +160,16 @@ std::tuple<tessera::Tensor, tessera::Tensor, tessera::Tensor> convolution_backwa
   if (mask[0]) {
     grad_input = tessera::conv2d(grad_output, weight, {}, a.stride, a.padding, a.dilation,
                                  a.groups);
+    // Positions past x's size are the zeros pad_to_forward_size appends.
+    if (grad_input.sizes() != input.sizes()) {
+      grad_input =
+          grad_input.narrow(2, 0, input.size(2)).narrow(3, 0, input.size(3)).contiguous();
+    }
   }
   if (mask[1]) {
     grad_weight = std::get<1>(tessera::convolution_backward(
-        input, grad_output, weight, a.stride, a.padding, a.dilation, a.groups,
-        {false, true, false}));
+        pad_to_forward_size(input, a), grad_output, weight, a.stride, a.padding, a.dilation,
+        a.groups, {false, true, false}));
   }
   if (mask[2]) grad_bias = tessera::sum(grad_output, {0, 2, 3});
   return {grad_input, grad_weight, grad_bias};
