@@ -1,0 +1,209 @@
+// Matrix products on tessera: mm, bmm, addmm, baddbmm, dot, vdot, mv, addmv, with
+// their out= and in-place forms, over the runtime's GEMM-backed ops.
+// linear, matmul, outer and ger are CompositeImplicit in aten and reach
+// these (mm, addmm, bmm) or pointwise mul; they need no kernel here.
+#include <torch/library.h>
+
+#include "bridge/csrc/ops/op_helpers.h"
+#include "runtime/ops/ops.h"
+
+namespace torch_tessera {
+namespace {
+
+template <typename F>
+at::Tensor fresh(F&& fn) {
+  return to_torch(call_runtime(std::forward<F>(fn)));
+}
+
+// For the out= forms that use this, aten takes no cast: out must already have the
+// result's dtype. (A candidate for op_helpers.h.)
+at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
+// -- mm / bmm ------------------------------------------------------------------------
+
+at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
+  OpScope scope(self, mat2);
+  return fresh([&] { return tessera::mm(to_runtime(self, "mm"), to_runtime(mat2, "mm")); });
+}
+
+at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  OpScope scope(self, mat2);
+  return write_out_exact(out, call_runtime([&] {
+                     return tessera::mm(to_runtime(self, "mm"), to_runtime(mat2, "mm"));
+                   }));
+}
+
+at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
+  OpScope scope(self, mat2);
+  return fresh([&] { return tessera::bmm(to_runtime(self, "bmm"), to_runtime(mat2, "bmm")); });
+}
+
+at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  OpScope scope(self, mat2);
+  return write_out_exact(out, call_runtime([&] {
+                     return tessera::bmm(to_runtime(self, "bmm"), to_runtime(mat2, "bmm"));
+                   }));
+}
+
+// -- addmm / baddbmm -----------------------------------------------------------------
+
+tessera::Tensor addmm_of(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                         const c10::Scalar& beta, const c10::Scalar& alpha) {
+  constexpr const char* op = "addmm";
+  return tessera::addmm(to_runtime(self, op), to_runtime(mat1, op), to_runtime(mat2, op),
+                        to_runtime_scalar(beta, op), to_runtime_scalar(alpha, op));
+}
+
+at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                 const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, mat1, mat2);
+  return fresh([&] { return addmm_of(self, mat1, mat2, beta, alpha); });
+}
+
+at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                      const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
+  OpScope scope(self, mat1, mat2);
+  return write_out_exact(out, call_runtime([&] { return addmm_of(self, mat1, mat2, beta, alpha); }));
+}
+
+at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, mat1, mat2);
+  constexpr const char* op = "addmm_";
+  tessera::Tensor s = to_runtime(self, op);
+  call_runtime([&] {
+    tessera::addmm_(s, to_runtime(mat1, op), to_runtime(mat2, op), to_runtime_scalar(beta, op),
+                    to_runtime_scalar(alpha, op));
+  });
+  return self;
+}
+
+tessera::Tensor baddbmm_of(const at::Tensor& self, const at::Tensor& batch1,
+                           const at::Tensor& batch2, const c10::Scalar& beta,
+                           const c10::Scalar& alpha) {
+  constexpr const char* op = "baddbmm";
+  return tessera::baddbmm(to_runtime(self, op), to_runtime(batch1, op), to_runtime(batch2, op),
+                          to_runtime_scalar(beta, op), to_runtime_scalar(alpha, op));
+}
+
+at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                   const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, batch1, batch2);
+  return fresh([&] { return baddbmm_of(self, batch1, batch2, beta, alpha); });
+}
+
+at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1,
+                        const at::Tensor& batch2, const c10::Scalar& beta,
+                        const c10::Scalar& alpha, at::Tensor& out) {
+  OpScope scope(self, batch1, batch2);
+  return write_out_exact(out,
+                   call_runtime([&] { return baddbmm_of(self, batch1, batch2, beta, alpha); }));
+}
+
+at::Tensor& baddbmm_inplace(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                            const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, batch1, batch2);
+  constexpr const char* op = "baddbmm_";
+  tessera::Tensor s = to_runtime(self, op);
+  call_runtime([&] {
+    tessera::baddbmm_(s, to_runtime(batch1, op), to_runtime(batch2, op),
+                      to_runtime_scalar(beta, op), to_runtime_scalar(alpha, op));
+  });
+  return self;
+}
+
+// -- dot / mv / addmv ------------------------------------------------------------------
+
+at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
+  OpScope scope(self, tensor);
+  return fresh([&] { return tessera::dot(to_runtime(self, "dot"), to_runtime(tensor, "dot")); });
+}
+
+// vdot conjugates its first argument; tessera has no complex dtypes, so it
+// is dot.
+at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
+  OpScope scope(self, other);
+  return fresh([&] { return tessera::dot(to_runtime(self, "vdot"), to_runtime(other, "vdot")); });
+}
+
+at::Tensor mv(const at::Tensor& self, const at::Tensor& vec) {
+  OpScope scope(self, vec);
+  return fresh([&] { return tessera::mv(to_runtime(self, "mv"), to_runtime(vec, "mv")); });
+}
+
+at::Tensor& mv_out(const at::Tensor& self, const at::Tensor& vec, at::Tensor& out) {
+  OpScope scope(self, vec);
+  return write_out_exact(out, call_runtime([&] {
+                     return tessera::mv(to_runtime(self, "mv"), to_runtime(vec, "mv"));
+                   }));
+}
+
+// beta * self + alpha * (mat @ vec). The runtime has no addmv; it is mv
+// and one add, as aten defines it: beta == 0 ignores self (NaN included),
+// but self must still broadcast to [M].
+tessera::Tensor addmv_of(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                         const c10::Scalar& beta, const c10::Scalar& alpha) {
+  constexpr const char* op = "addmv";
+  const tessera::Tensor s = to_runtime(self, op);
+  tessera::Tensor product = tessera::mv(to_runtime(mat, op), to_runtime(vec, op));
+  tessera::broadcast_shapes(s.sizes(), product.sizes(), op);
+  TORCH_CHECK(s.dim() <= 1, "addmv: self must broadcast to [", product.size(0), "], got ",
+              self.sizes());
+  if (!(alpha.isIntegral(true) && alpha.toLong() == 1)) {
+    product = tessera::mul(product, to_runtime_scalar(alpha, op));
+  }
+  if (beta.toComplexDouble() == 0.0) return product;  // shapes were checked above
+  return tessera::add(product, s, to_runtime_scalar(beta, op));
+}
+
+at::Tensor addmv(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                 const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, mat, vec);
+  return fresh([&] { return addmv_of(self, mat, vec, beta, alpha); });
+}
+
+at::Tensor& addmv_out(const at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                      const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
+  OpScope scope(self, mat, vec);
+  return write_out_exact(out, call_runtime([&] { return addmv_of(self, mat, vec, beta, alpha); }));
+}
+
+at::Tensor& addmv_inplace(at::Tensor& self, const at::Tensor& mat, const at::Tensor& vec,
+                          const c10::Scalar& beta, const c10::Scalar& alpha) {
+  OpScope scope(self, mat, vec);
+  const tessera::Tensor result = call_runtime([&] { return addmv_of(self, mat, vec, beta, alpha); });
+  TORCH_CHECK(self.sizes() == c10::IntArrayRef(result.sizes()),
+              "addmv_: self of shape ", self.sizes(), " cannot hold the result of shape ",
+              c10::IntArrayRef(result.sizes()));
+  tessera::Tensor dst = to_runtime(self, "addmv_");
+  call_runtime([&] { dst.copy_(result); });
+  return self;
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mm", TORCH_FN(mm));
+  m.impl("mm.out", TORCH_FN(mm_out));
+  m.impl("bmm", TORCH_FN(bmm));
+  m.impl("bmm.out", TORCH_FN(bmm_out));
+  m.impl("addmm", TORCH_FN(addmm));
+  m.impl("addmm.out", TORCH_FN(addmm_out));
+  m.impl("addmm_", TORCH_FN(addmm_inplace));
+  m.impl("baddbmm", TORCH_FN(baddbmm));
+  m.impl("baddbmm.out", TORCH_FN(baddbmm_out));
+  m.impl("baddbmm_", TORCH_FN(baddbmm_inplace));
+  m.impl("dot", TORCH_FN(dot));
+  m.impl("vdot", TORCH_FN(vdot));
+  m.impl("mv", TORCH_FN(mv));
+  m.impl("mv.out", TORCH_FN(mv_out));
+  m.impl("addmv", TORCH_FN(addmv));
+  m.impl("addmv.out", TORCH_FN(addmv_out));
+  m.impl("addmv_", TORCH_FN(addmv_inplace));
+}
+
+}  // namespace
+}  // namespace torch_tessera
