@@ -343,32 +343,18 @@ std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::Optional
 
 // -- vector norms ----------------------------------------------------------------
 
-// The runtime's norm covers p = 1, 2 and inf; other orders are composed of
-// runtime ops the way aten defines them: p = 0 counts non-zeros, -inf is
-// the smallest magnitude, any other p is (sum |x|^p)^(1/p).
+// The runtime's norm takes any order p (1, 2 and inf fused, the others
+// composed of runtime ops).
 tessera::Tensor vector_norm(const at::Tensor& self, const c10::Scalar& ord,
                             at::OptionalIntArrayRef dim, bool keepdim,
                             std::optional<c10::ScalarType> dtype, const char* op) {
   tessera::Tensor t = to_runtime(self, op);
-  const double p = ord.toDouble();
   const tessera::Shape dims = to_dims(dim);
   // aten wants a floating input even when dtype asks for a cast; the
-  // runtime's p = 1 norm rejects anything else with the norm's message.
+  // runtime's norm rejects anything else with the norm's message.
   if (!tessera::is_floating(t.dtype())) tessera::norm(t, 1.0, dims, keepdim);
   if (dtype.has_value()) t = t.to(to_runtime_dtype(*dtype, op));
-  if (p == 1.0 || p == 2.0 || p == std::numeric_limits<double>::infinity()) {
-    return tessera::norm(t, p, dims, keepdim);
-  }
-  // Other orders: composed below; -inf's amin rejects empty reductions.
-  const tessera::Tensor magnitude = tessera::abs(t);
-  if (p == -std::numeric_limits<double>::infinity()) {
-    return tessera::amin(magnitude, dims, keepdim);
-  }
-  if (p == 0.0) {
-    return tessera::sum(tessera::ne(t, tessera::Scalar(0)), dims, keepdim, t.dtype());
-  }
-  const tessera::Tensor powered = tessera::pow(magnitude, tessera::Scalar(p));
-  return tessera::pow(tessera::sum(powered, dims, keepdim), tessera::Scalar(1.0 / p));
+  return tessera::norm(t, ord.toDouble(), dims, keepdim);
 }
 
 at::Tensor linalg_vector_norm(const at::Tensor& self, const c10::Scalar& ord,
