@@ -234,3 +234,46 @@ def test_dropout_module_trains_and_is_reproducible(tessera):
 def test_dropout_errors(tessera):
     with pytest.raises(ERRORS, match="probability|between"):
         torch.ops.aten.native_dropout(torch.ones(3, device=tessera), 1.5, True)
+
+
+# -- normal with tensor mean/std, randperm ----------------------------------
+
+def test_normal_tensor_mean_and_std(tessera):
+    torch.tessera.manual_seed(14)
+    mean = torch.tensor([-5.0, 0.0, 5.0]).repeat(4000).to(tessera)
+    std = torch.tensor([0.5, 1.0, 2.0]).repeat(4000).to(tessera)
+    for r in [torch.normal(mean, 1.0), torch.normal(mean, std),
+              torch.normal(2.0, std), torch.normal(mean, std, out=torch.empty(0, device=tessera))]:
+        assert r.device.type == "tessera" and r.shape == mean.shape
+    c = torch.normal(mean, std).cpu()
+    for k, (m, s) in enumerate([(-5.0, 0.5), (0.0, 1.0), (5.0, 2.0)]):
+        assert abs(c[k::3].mean().item() - m) < 0.1
+        assert abs(c[k::3].std().item() - s) < 0.1
+    c = torch.normal(2.0, std).cpu()
+    assert abs(c.mean().item() - 2.0) < 0.1
+    b = torch.normal(torch.zeros(3, 1, device=tessera), torch.ones(1, 4, device=tessera))
+    assert b.shape == (3, 4)
+    with pytest.raises(ERRORS, match="std"):
+        torch.normal(mean, -1.0)
+    with pytest.raises(ERRORS, match="std"):
+        torch.normal(mean, -std)
+    assert_no_fallback()
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.float32], ids=str)
+def test_randperm(tessera, dtype):
+    torch.tessera.manual_seed(15)
+    p = torch.randperm(1000, dtype=dtype, device=tessera)
+    assert p.device.type == "tessera" and p.dtype == dtype
+    assert torch.equal(p.cpu().sort().values, torch.arange(1000, dtype=dtype))
+    assert not torch.equal(p.cpu(), torch.arange(1000, dtype=dtype))
+    torch.tessera.manual_seed(15)
+    torch.testing.assert_close(torch.randperm(1000, dtype=dtype, device=tessera).cpu(), p.cpu(),
+                               rtol=0, atol=0)
+    assert torch.randperm(0, device=tessera).numel() == 0
+    assert_no_fallback()
+
+
+def test_randperm_too_large_for_dtype_raises(tessera):
+    with pytest.raises(ERRORS, match="too large"):
+        torch.randperm(300, dtype=torch.uint8, device=tessera)

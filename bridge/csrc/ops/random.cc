@@ -1,8 +1,9 @@
 // Random ops over the runtime's Philox generators (runtime_generator picks
 // the torch.Generator's or the device's default one), so that one seed gives
 // the same values as the runtime's own C++ API on every tessera device:
-// uniform_, normal_, random_ (three forms), bernoulli (float and tensor p),
-// native_dropout and its backward.
+// uniform_, normal_ (and normal with tensor mean/std), random_ (three
+// forms), randperm, bernoulli (float and tensor p), native_dropout and its
+// backward.
 #include <torch/library.h>
 
 #include <cstdint>
@@ -33,6 +34,103 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std, OptGenerator gen)
   tessera::Generator* g = runtime_generator(gen, self.device());
   call_runtime([&] { tessera::normal_(s, mean, std, g); });
   return self;
+}
+
+// -- normal with tensor mean and/or std: standard normal draws scaled by std
+// and shifted by mean (broadcast), in mean's dtype (std's when mean is a
+// float), as PyTorch composes it.
+void check_std(const RT& std) {
+  const bool negative = tessera::any(tessera::lt(std, tessera::Scalar(0))).item<bool>();
+  TORCH_CHECK(!negative, "normal expects all elements of std >= 0.0");
+}
+
+RT normal_draw(const tessera::Shape& shape, tessera::DType dtype, tessera::Device device,
+               tessera::Generator* g) {
+  RT out = tessera::empty(shape, tessera::TensorOptions(dtype, device));
+  tessera::normal_(out, 0.0, 1.0, g);
+  return out;
+}
+
+at::Tensor normal_tensor_float(const at::Tensor& mean, double std, OptGenerator gen) {
+  const OpScope scope(mean);
+  TORCH_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  tessera::Generator* g = runtime_generator(gen, mean.device());
+  return to_torch(call_runtime([&] {
+    const RT m = to_runtime(mean, "normal");
+    RT out = normal_draw(m.sizes(), m.dtype(), m.device(), g);
+    tessera::mul_(out, tessera::Scalar(std));
+    return out.add_(m);
+  }));
+}
+
+at::Tensor normal_float_tensor(double mean, const at::Tensor& std, OptGenerator gen) {
+  const OpScope scope(std);
+  tessera::Generator* g = runtime_generator(gen, std.device());
+  return to_torch(call_runtime([&] {
+    const RT s = to_runtime(std, "normal");
+    check_std(s);
+    RT out = normal_draw(s.sizes(), s.dtype(), s.device(), g);
+    out.mul_(s);
+    return tessera::add_(out, tessera::Scalar(mean));
+  }));
+}
+
+at::Tensor normal_tensor_tensor(const at::Tensor& mean, const at::Tensor& std,
+                                OptGenerator gen) {
+  const OpScope scope(mean, std);
+  TORCH_CHECK(mean.device() == std.device(), "normal: expected mean and std on one device, got ",
+              mean.device(), " and ", std.device());
+  tessera::Generator* g = runtime_generator(gen, mean.device());
+  return to_torch(call_runtime([&] {
+    const RT m = to_runtime(mean, "normal"), s = to_runtime(std, "normal");
+    check_std(s);
+    RT out = normal_draw(tessera::broadcast_shapes(m.sizes(), s.sizes(), "normal"), m.dtype(),
+                         m.device(), g);
+    out.mul_(s);
+    return out.add_(m);
+  }));
+}
+
+// The out= forms: draw, then resize out and cast the draw into it.
+at::Tensor& into(at::Tensor& out, const at::Tensor& drawn) {
+  const OpScope scope(out);
+  return write_out(out, to_runtime(drawn, "normal"));
+}
+
+at::Tensor& normal_tensor_float_out(const at::Tensor& mean, double std, OptGenerator gen,
+                                    at::Tensor& out) {
+  return into(out, normal_tensor_float(mean, std, gen));
+}
+
+at::Tensor& normal_float_tensor_out(double mean, const at::Tensor& std, OptGenerator gen,
+                                    at::Tensor& out) {
+  return into(out, normal_float_tensor(mean, std, gen));
+}
+
+at::Tensor& normal_tensor_tensor_out(const at::Tensor& mean, const at::Tensor& std,
+                                     OptGenerator gen, at::Tensor& out) {
+  return into(out, normal_tensor_tensor(mean, std, gen));
+}
+
+// -- randperm: the runtime has none; a uniformly random permutation is the
+// stable argsort of independent random 62-bit keys (ties, whose chance is
+// about n^2 / 2^63, still give a permutation).
+int64_t default_to(c10::ScalarType t);
+
+at::Tensor& randperm_out(int64_t n, OptGenerator gen, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
+  TORCH_CHECK(n <= default_to(out.scalar_type()), "randperm: n is too large for result tensor "
+              "type: '", out.scalar_type(), "' (n=", n, ")");
+  const OpScope scope(out);
+  at::native::resize_output(out, {n});
+  RT o = to_runtime(out, "randperm");
+  tessera::Generator* g = runtime_generator(gen, out.device());
+  call_runtime([&] {
+    const RT keys = tessera::randint(0, int64_t{1} << 62, {n},
+                                     tessera::TensorOptions(tessera::DType::kI64, o.device()), g);
+    o.copy_(tessera::argsort(keys, 0, /*descending=*/false, /*stable=*/true));
+  });
+  return out;
 }
 
 // -- random_: integers uniform in [from, to), drawn by the runtime's
@@ -154,6 +252,13 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("bernoulli", TORCH_FN(bernoulli));
   m.impl("bernoulli.out", TORCH_FN(bernoulli_out));
   m.impl("bernoulli.p", TORCH_FN(bernoulli_p));
+  m.impl("normal.Tensor_float", TORCH_FN(normal_tensor_float));
+  m.impl("normal.float_Tensor", TORCH_FN(normal_float_tensor));
+  m.impl("normal.Tensor_Tensor", TORCH_FN(normal_tensor_tensor));
+  m.impl("normal.Tensor_float_out", TORCH_FN(normal_tensor_float_out));
+  m.impl("normal.float_Tensor_out", TORCH_FN(normal_float_tensor_out));
+  m.impl("normal.Tensor_Tensor_out", TORCH_FN(normal_tensor_tensor_out));
+  m.impl("randperm.generator_out", TORCH_FN(randperm_out));
   m.impl("native_dropout", TORCH_FN(native_dropout));
   m.impl("native_dropout_backward", TORCH_FN(native_dropout_backward));
 }
