@@ -243,7 +243,11 @@ def test_scalar_promotion_matches_cpu(tessera):
         (lambda x: x + 2.5, torch.int32),
         (lambda x: x * 2, torch.uint8),
         (lambda x: x + 1.5, torch.float16),
-        (lambda x: x[0] + 1.5, torch.float16),              # 0-d f16 with a Python float
+        (lambda x: x[0, 0] + 1.5, torch.float16),           # 0-d f16 with a Python float
+        (lambda x: torch.add(x[0, 0], 1.5, out=torch.empty((), dtype=torch.float16,
+                                                          device=x.device)), torch.float16),
+        (lambda x: torch.add(x, 2.5, alpha=2, out=torch.empty(0, device=x.device)),
+         torch.int64),
         (lambda x: x + torch.tensor(1.5, dtype=torch.float64), torch.float32),
         (lambda x: x + torch.tensor(3), torch.uint8),
         (lambda x: x / 2, torch.int64),

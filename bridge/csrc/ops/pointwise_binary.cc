@@ -94,7 +94,9 @@ at::Tensor& with_alpha_scalar_(at::Tensor& self, const c10::Scalar& other,
   return self;
 }
 
-template <OpName kName, AlphaOutFn kFn>
+// add.Scalar_out reaches here with a wrapped number (aten's composite), for
+// which the runtime's Scalar form gives PyTorch's promotion.
+template <OpName kName, AlphaOutFn kFn, AlphaScalarFn kScalarFn>
 at::Tensor& with_alpha_out(const at::Tensor& self, const at::Tensor& other,
                            const c10::Scalar& alpha, at::Tensor& out) {
   const OpScope scope(self, other, out);
@@ -102,8 +104,15 @@ at::Tensor& with_alpha_out(const at::Tensor& self, const at::Tensor& other,
   pointwise::check_device_mix(kName.value, self, out);
   at::native::resize_output(out, pointwise::broadcast_sizes(self, other));
   RT o = to_runtime(out, kName.value);
-  const Operand x(self, kName.value), y(other, kName.value);
   const Scalar a = to_runtime_scalar(alpha, kName.value);
+  if (pointwise::is_wrapped_number(other)) {
+    const Scalar v = pointwise::wrapped_value(other, kName.value);
+    call_runtime([&] {
+      tessera::write_out(kName.value, o, kScalarFn(to_runtime(self, kName.value), v, a));
+    });
+    return out;
+  }
+  const Operand x(self, kName.value), y(other, kName.value);
   call_runtime([&] { kFn(o, x.value, y.value, a); });
   return out;
 }
@@ -268,12 +277,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("add.Scalar", TORCH_FN((with_alpha_scalar<"add", &tessera::add>)));
   m.impl("add_.Tensor", TORCH_FN((with_alpha_<"add_", &add_inplace, &tessera::add_>)));
   m.impl("add_.Scalar", TORCH_FN((with_alpha_scalar_<"add_", &tessera::add_>)));
-  m.impl("add.out", TORCH_FN((with_alpha_out<"add", &tessera::add_out>)));
+  m.impl("add.out", TORCH_FN((with_alpha_out<"add", &tessera::add_out, &tessera::add>)));
   m.impl("sub.Tensor", TORCH_FN((with_alpha<"sub", &tessera::sub, &tessera::sub>)));
   m.impl("sub.Scalar", TORCH_FN((with_alpha_scalar<"sub", &tessera::sub>)));
   m.impl("sub_.Tensor", TORCH_FN((with_alpha_<"sub_", &sub_inplace, &tessera::sub_>)));
   m.impl("sub_.Scalar", TORCH_FN((with_alpha_scalar_<"sub_", &tessera::sub_>)));
-  m.impl("sub.out", TORCH_FN((with_alpha_out<"sub", &tessera::sub_out>)));
+  m.impl("sub.out", TORCH_FN((with_alpha_out<"sub", &tessera::sub_out, &tessera::sub>)));
   m.impl("rsub.Tensor", TORCH_FN(rsub));
 
   // mul, div.
