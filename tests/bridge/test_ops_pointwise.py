@@ -142,6 +142,17 @@ def test_gelu_forms(tessera, approximate):
     check(lambda t: torch.nn.functional.silu(t.clone(), inplace=True), x, dev=tessera)
 
 
+@pytest.mark.parametrize("decimals", [-2, -1, 0, 1, 2, 3])
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [torch.int64], ids=str)
+def test_round_decimals(tessera, dtype, decimals):
+    x = make((6, 7), dtype, -300, 300)
+    check(lambda t: torch.round(t, decimals=decimals), x, dev=tessera)
+    check(lambda t: t.clone().round_(decimals=decimals), x, dev=tessera)
+    check(lambda t: torch.round(t, decimals=decimals, out=torch.empty(0, dtype=t.dtype,
+                                                                       device=t.device)),
+          x, dev=tessera)
+
+
 # -- clamp ------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8],

@@ -1,13 +1,17 @@
-// Unary pointwise ops (neg ... logical_not, gelu, isnan/isinf) and clamp
-// with its clamp_min/clamp_max forms, over the runtime's front ends
-// (runtime/ops/pointwise_ops.h), which own dtype rules and errors.
+// Unary pointwise ops (neg ... logical_not, gelu, isnan/isinf, round with
+// decimals) and clamp with its clamp_min/clamp_max forms, over the
+// runtime's front ends (runtime/ops/pointwise_ops.h), which own dtype rules
+// and errors.
 #include <torch/library.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <string_view>
 
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
 
 namespace torch_tessera {
 namespace {
@@ -36,6 +40,45 @@ at::Tensor& gelu_out(const at::Tensor& self, c10::string_view approximate, at::T
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, "gelu");
   call_runtime([&] { tessera::gelu_out(o, to_runtime(self, "gelu"), view_of(approximate)); });
+  return out;
+}
+
+// -- round(x, decimals): x scaled by 10^decimals, rounded half to even and
+// scaled back (for decimals < 0: divided first, multiplied after), the
+// arithmetic of PyTorch's kernel. f16/bf16 compute in float32 and round
+// once at the end, as PyTorch's opmath does.
+RT round_decimals(const RT& x, int64_t decimals) {
+  TORCH_CHECK_NOT_IMPLEMENTED(tessera::is_floating(x.dtype()), "round: decimals is supported "
+                              "for floating tensors only, got ", to_torch_dtype(x.dtype()));
+  if (decimals == 0) return tessera::round(x);
+  const bool low_precision = x.dtype() == tessera::DType::kF16 || x.dtype() == tessera::DType::kBF16;
+  const RT v = low_precision ? x.to(tessera::DType::kF32) : x;
+  const tessera::Scalar scale(std::pow(10.0, static_cast<double>(std::abs(decimals))));
+  const RT r = decimals > 0 ? tessera::div(tessera::round(tessera::mul(v, scale)), scale)
+                            : tessera::mul(tessera::round(tessera::div(v, scale)), scale);
+  return low_precision ? r.to(x.dtype()) : r;
+}
+
+at::Tensor round_decimals_fn(const at::Tensor& self, int64_t decimals) {
+  const OpScope scope(self);
+  return to_torch(call_runtime([&] { return round_decimals(to_runtime(self, "round"), decimals); }));
+}
+
+at::Tensor& round_decimals_(at::Tensor& self, int64_t decimals) {
+  const OpScope scope(self);
+  RT s = to_runtime(self, "round_");
+  call_runtime([&] { s.copy_(round_decimals(s, decimals)); });
+  return self;
+}
+
+at::Tensor& round_decimals_out(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
+  const OpScope scope(self, out);
+  pointwise::check_device_mix("round", self, out);
+  at::native::resize_output(out, self.sizes());
+  RT o = to_runtime(out, "round");
+  call_runtime([&] {
+    tessera::write_out("round", o, round_decimals(to_runtime(self, "round"), decimals));
+  });
   return out;
 }
 
@@ -183,6 +226,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   // composite of isinf/isnan-free ops (abs, ne, mul) that all have kernels.
   m.impl("isnan", TORCH_FN((pointwise::unary<"isnan", &tessera::isnan>)));
   m.impl("isinf", TORCH_FN((pointwise::unary<"isinf", &tessera::isinf>)));
+
+  m.impl("round.decimals", TORCH_FN(round_decimals_fn));
+  m.impl("round_.decimals", TORCH_FN(round_decimals_));
+  m.impl("round.decimals_out", TORCH_FN(round_decimals_out));
 
   m.impl("gelu", TORCH_FN(gelu));
   m.impl("gelu_", TORCH_FN(gelu_));
