@@ -361,6 +361,31 @@ def test_scalar_first_overloads(tessera, op):
     check(lambda y: fn(7, y, out=torch.empty_like(y)), b, dev=tessera)
 
 
+def test_python_operators(tessera):
+    i = make((3, 4), torch.int32, 1, 4)
+    j = make((3, 4), torch.int32, 0, 3, seed=1)
+
+    def augmented(x, y):
+        x = x.clone()
+        x <<= 1
+        x >>= y
+        x <<= y
+        x &= 7
+        x |= y
+        x ^= 2
+        x //= 2
+        x %= 3
+        x += y
+        x -= 1
+        x *= y
+        return x
+
+    check(augmented, i, j, dev=tessera)
+    check(lambda x, y: (x << y, x >> 1, x & y, x | 1, x ^ y, ~x, -x, abs(x), x // 2, x % y.clamp(1),
+                        x ** 2, x / y.clamp(1), x == y, x != 1, x < y, x <= 2, x > y, x >= 2),
+          i, j, dev=tessera)
+
+
 def test_comparisons_with_nan(tessera):
     a = torch.tensor([1.0, float("nan"), 3.0, float("inf")])
     b = torch.tensor([1.0, 2.0, float("nan"), float("inf")])

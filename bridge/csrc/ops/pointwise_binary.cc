@@ -342,13 +342,20 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
                           "bitwise_right_shift.Tensor_Scalar_out");
   TESSERA_REGISTER_SCALAR_FIRST(m, bitwise_left_shift);
   TESSERA_REGISTER_SCALAR_FIRST(m, bitwise_right_shift);
-  // x << y and x >> y (same semantics as the bitwise_*_shift ops).
+  // x << y and x >> y (the semantics of the bitwise_*_shift ops).
   TT_FN(m, "__lshift__.Tensor", bitwise_left_shift, &tessera::bitwise_left_shift,
         &tessera::bitwise_left_shift);
   TT_SCALAR(m, "__lshift__.Scalar", bitwise_left_shift, &tessera::bitwise_left_shift);
   TT_FN(m, "__rshift__.Tensor", bitwise_right_shift, &tessera::bitwise_right_shift,
         &tessera::bitwise_right_shift);
   TT_SCALAR(m, "__rshift__.Scalar", bitwise_right_shift, &tessera::bitwise_right_shift);
+  // x <<= y and x >>= y.
+  TT_INPLACE(m, "__ilshift__.Tensor", bitwise_left_shift, &tessera::bitwise_left_shift_,
+             &tessera::bitwise_left_shift_);
+  TT_SCALAR_INPLACE(m, "__ilshift__.Scalar", bitwise_left_shift, &tessera::bitwise_left_shift_);
+  TT_INPLACE(m, "__irshift__.Tensor", bitwise_right_shift, &tessera::bitwise_right_shift_,
+             &tessera::bitwise_right_shift_);
+  TT_SCALAR_INPLACE(m, "__irshift__.Scalar", bitwise_right_shift, &tessera::bitwise_right_shift_);
 }
 
 }  // namespace
