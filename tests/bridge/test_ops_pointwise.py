@@ -241,6 +241,8 @@ def test_binary_python_scalar(tessera, op, scalar, dtype):
     a, _ = binary_operands(op, dtype)
     fn = getattr(torch, op)
     if op == "pow" and dtype == torch.bool and scalar is True:
+        with pytest.raises(TypeError):  # still a gap? (a fix makes this test fail: update it)
+            fn(a.to(tessera), scalar)
         pytest.xfail("runtime pow rejects bool tensors; CPU torch computes bool ** True")
     if op == "maximum":  # no Scalar overload: a 0-d tensor
         check(lambda x: fn(x, torch.tensor(scalar)), a, dev=tessera)
@@ -430,6 +432,8 @@ def test_addcmul_addcdiv(tessera, op, dtype):
     fn = getattr(torch, op)
     check(lambda a, b, c: fn(a, b, c, value=2), s, t1, t2, dev=tessera)
     if op == "addcmul" and dtype == torch.int64:
+        with pytest.raises(TypeError):  # still a gap? (a fix makes this test fail: update it)
+            fn(s.to(tessera), t1.to(tessera), t2.to(tessera), value=0.5)
         pytest.xfail("runtime addcmul rejects a float value for integer tensors; CPU torch "
                      "truncates it")
     check(lambda a, b, c: getattr(a.clone(), op + "_")(b, c, value=0.5), s, t1, t2, dev=tessera)
@@ -555,3 +559,41 @@ def test_hot_ops_have_direct_kernels(op):
     table = torch._C._dispatch_dump_table("aten::" + op)
     line = next(l for l in table.splitlines() if l.startswith("PrivateUse1:"))
     assert "default backend kernel" not in line and "math kernel" not in line, line
+
+
+# PyTorch computes f16/bf16 pointwise ops in float32 ("opmath") and rounds
+# once. The runtime's trunc division and scalar-weight lerp round the
+# intermediate in f16/bf16 instead (runtime issues; strict xfail so that a
+# fix shows up as XPASS).
+OPMATH_GAP = pytest.mark.xfail(strict=True, reason="runtime rounds intermediates in f16/bf16 "
+                               "instead of float32 opmath")
+LOW_PRECISION_CASES = {
+    "add_alpha": lambda x, y, w: torch.add(x, y, alpha=-3.125),
+    "lerp_tensor": lambda x, y, w: torch.lerp(x, y, w),
+    "div_trunc": lambda x, y, w: torch.div(x * 8, y, rounding_mode="trunc"),
+    "lerp_scalar": lambda x, y, w: torch.lerp(x, y, 0.4),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+@pytest.mark.parametrize("case", [
+    "add_alpha", "lerp_tensor",
+    pytest.param("div_trunc", marks=OPMATH_GAP), pytest.param("lerp_scalar", marks=OPMATH_GAP)])
+def test_low_precision_matches_cpu_opmath(tessera, case, dtype):
+    x = make((64, 64), dtype, seed=4)
+    y = make((64, 64), dtype, seed=5)
+    w = make((64, 64), dtype, 0, 1, seed=6)
+    check(LOW_PRECISION_CASES[case], x, y, w, dev=tessera)
+
+
+def test_clamp_bool(tessera):
+    x = make((3, 4), torch.bool)
+    check(lambda t: torch.clamp_min(t, False), x, dev=tessera)
+    check(lambda t: torch.clamp_max(t, True), x, dev=tessera)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError,
+                   reason="runtime clamp with tensor bounds rejects bool; CPU torch clamps them")
+def test_clamp_bool_tensor_bounds(tessera):
+    x, b = make((3, 4), torch.bool), make((), torch.bool, seed=1)
+    check(torch.clamp_min, x, b, dev=tessera)
