@@ -506,6 +506,22 @@ def test_mixing_with_cpu_tensor_names_devices(tessera):
         torch.where(torch.ones(3, dtype=torch.bool), a, torch.zeros(3))
 
 
+def test_written_tensor_must_be_on_tessera(tessera):
+    """A 0-d CPU tensor may be an input, never the tensor written to."""
+    a = torch.ones(3, device=tessera)
+    devices = r"(?s)tessera.*cpu|cpu.*tessera"
+    with pytest.raises(RuntimeError, match=devices):
+        torch.exp(a[0], out=torch.empty(()))
+    with pytest.raises(RuntimeError, match=devices):
+        torch.add(a, a, out=torch.empty(3))
+    with pytest.raises(RuntimeError, match=devices):
+        torch.tensor(1.0).add_(a[0])
+    with pytest.raises(RuntimeError, match=devices):
+        torch.tensor(1.0).lerp_(a[0], 0.5)
+    with pytest.raises(RuntimeError, match=devices):
+        torch.ops.aten.sigmoid_backward.grad_input(a, a, grad_input=torch.empty(3))
+
+
 def test_inplace_result_type_that_cannot_be_cast_raises(tessera):
     i = torch.ones(3, dtype=torch.int32, device=tessera)
     with pytest.raises(ERRORS, match="(?i)cast"):

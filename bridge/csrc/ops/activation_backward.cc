@@ -14,6 +14,7 @@ namespace torch_tessera {
 namespace {
 
 using pointwise::check_device_mix;
+using pointwise::check_written;
 using pointwise::OpName;
 using pointwise::RT;
 
@@ -36,7 +37,7 @@ at::Tensor& backward_out(const at::Tensor& grad, const at::Tensor& saved,
                          at::Tensor& grad_input) {
   const OpScope scope(grad, saved, grad_input);
   check_device_mix(kName.value, grad, saved);
-  check_device_mix(kName.value, grad, grad_input);
+  check_written(kName.value, grad, grad_input);
   at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, saved));
   RT o = to_runtime(grad_input, kName.value);
   call_runtime([&] {
@@ -66,7 +67,7 @@ at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& sel
                                    const c10::Scalar& threshold, at::Tensor& grad_input) {
   const OpScope scope(grad, self, grad_input);
   check_device_mix("threshold_backward", grad, self);
-  check_device_mix("threshold_backward", grad, grad_input);
+  check_written("threshold_backward", grad, grad_input);
   at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
   RT o = to_runtime(grad_input, "threshold_backward");
   const tessera::Scalar t = to_runtime_scalar(threshold, "threshold_backward");
@@ -95,7 +96,7 @@ at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self,
                               c10::string_view approximate, at::Tensor& grad_input) {
   const OpScope scope(grad, self, grad_input);
   check_device_mix("gelu_backward", grad, self);
-  check_device_mix("gelu_backward", grad, grad_input);
+  check_written("gelu_backward", grad, grad_input);
   at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
   RT o = to_runtime(grad_input, "gelu_backward");
   call_runtime([&] {

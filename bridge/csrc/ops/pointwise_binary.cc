@@ -71,6 +71,7 @@ at::Tensor with_alpha_scalar(const at::Tensor& self, const c10::Scalar& other,
 template <OpName kName, AlphaInplaceFn kFn, AlphaScalarInplaceFn kScalarFn>
 at::Tensor& with_alpha_(at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   const OpScope scope(self);
+  pointwise::check_written(kName.value, other, self);
   const Scalar a = to_runtime_scalar(alpha, kName.value);
   RT s = to_runtime(self, kName.value);
   if (pointwise::is_wrapped_number(other)) {
@@ -78,7 +79,6 @@ at::Tensor& with_alpha_(at::Tensor& self, const at::Tensor& other, const c10::Sc
     call_runtime([&] { kScalarFn(s, v, a); });
     return self;
   }
-  pointwise::check_device_mix(kName.value, self, other);
   const RT o = to_runtime(other, kName.value);
   call_runtime([&] { kFn(s, o, a); });
   return self;
@@ -101,7 +101,7 @@ at::Tensor& with_alpha_out(const at::Tensor& self, const at::Tensor& other,
                            const c10::Scalar& alpha, at::Tensor& out) {
   const OpScope scope(self, other, out);
   pointwise::check_device_mix(kName.value, self, other);
-  pointwise::check_device_mix(kName.value, self, out);
+  pointwise::check_written(kName.value, self, out);
   at::native::resize_output(out, pointwise::broadcast_sizes(self, other));
   RT o = to_runtime(out, kName.value);
   const Scalar a = to_runtime_scalar(alpha, kName.value);
@@ -150,13 +150,13 @@ at::Tensor div_scalar_mode(const at::Tensor& self, const c10::Scalar& other, Mod
 
 at::Tensor& div_mode_(at::Tensor& self, const at::Tensor& other, Mode mode) {
   const OpScope scope(self);
+  pointwise::check_written("div_", other, self);
   RT s = to_runtime(self, "div_");
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, "div_");
     call_runtime([&] { tessera::div_(s, v, mode_of(mode)); });
     return self;
   }
-  pointwise::check_device_mix("div_", self, other);
   const RT o = to_runtime(other, "div_");
   call_runtime([&] { tessera::div_(s, o, mode_of(mode)); });
   return self;
@@ -174,7 +174,7 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other, Mode m
                          at::Tensor& out) {
   const OpScope scope(self, other, out);
   pointwise::check_device_mix("div", self, other);
-  pointwise::check_device_mix("div", self, out);
+  pointwise::check_written("div", self, out);
   at::native::resize_output(out, pointwise::broadcast_sizes(self, other));
   RT o = to_runtime(out, "div");
   const Operand x(self, "div"), y(other, "div");
@@ -196,7 +196,7 @@ at::Tensor scalar_first(const c10::Scalar& self, const at::Tensor& other) {
 template <OpName kName, pointwise::BinaryOutFn kFn>
 at::Tensor& scalar_first_out(const c10::Scalar& self, const at::Tensor& other, at::Tensor& out) {
   const OpScope scope(other, out);
-  pointwise::check_device_mix(kName.value, other, out);
+  pointwise::check_written(kName.value, other, out);
   at::native::resize_output(out, other.sizes());
   RT o = to_runtime(out, kName.value);
   const Operand x(wrapped(self), kName.value), y(other, kName.value);
@@ -213,7 +213,7 @@ at::Tensor pow_scalar_base(const c10::Scalar& base, const at::Tensor& exponent) 
 at::Tensor& pow_scalar_base_out(const c10::Scalar& base, const at::Tensor& exponent,
                                 at::Tensor& out) {
   const OpScope scope(exponent, out);
-  pointwise::check_device_mix("pow", exponent, out);
+  pointwise::check_written("pow", exponent, out);
   at::native::resize_output(out, exponent.sizes());
   RT o = to_runtime(out, "pow");
   const Scalar b = to_runtime_scalar(base, "pow");

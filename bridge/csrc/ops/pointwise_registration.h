@@ -63,6 +63,15 @@ inline void check_device_mix(const char* op, const at::Tensor& a, const at::Tens
               b.sizes(), ")");
 }
 
+// The tensor an in-place or out= kernel writes must be a tessera tensor:
+// the 0-d CPU exemption is for inputs only (as with CUDA).
+inline void check_written(const char* op, const at::Tensor& input, const at::Tensor& written) {
+  TORCH_CHECK(written.device().is_privateuseone(), op, ": expected the tensor written to on "
+              "a tessera device, like the inputs (", input.device(), "), but got one on ",
+              written.device());
+  check_device_mix(op, input, written);
+}
+
 // A tensor operand for the runtime. A wrapped number that must be a tensor
 // (the Scalar-first forms the runtime lacks) becomes a 0-d tensor of its
 // kind's default dtype, as PyTorch's promotion treats it; `keep` holds the
@@ -109,7 +118,7 @@ at::Tensor& unary_(at::Tensor& self) {
 template <OpName kName, UnaryOutFn kFn>
 at::Tensor& unary_out(const at::Tensor& self, at::Tensor& out) {
   const OpScope scope(self, out);
-  check_device_mix(kName.value, self, out);
+  check_written(kName.value, self, out);
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, kName.value);
   call_runtime([&] { kFn(o, to_runtime(self, kName.value)); });
@@ -147,13 +156,13 @@ at::Tensor binary_scalar(const at::Tensor& self, const c10::Scalar& other) {
 template <OpName kName, BinaryInplaceFn kFn, BinaryScalarInplaceFn kScalarFn>
 at::Tensor& binary_(at::Tensor& self, const at::Tensor& other) {
   const OpScope scope(self);
+  check_written(kName.value, other, self);
   RT s = to_runtime(self, kName.value);
   if (is_wrapped_number(other)) {
     const tessera::Scalar v = wrapped_value(other, kName.value);
     call_runtime([&] { kScalarFn(s, v); });
     return self;
   }
-  check_device_mix(kName.value, self, other);
   const RT o = to_runtime(other, kName.value);
   call_runtime([&] { kFn(s, o); });
   return self;
@@ -172,7 +181,7 @@ template <OpName kName, BinaryOutFn kFn, BinaryScalarOutFn kScalarFn>
 at::Tensor& binary_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   const OpScope scope(self, other, out);
   check_device_mix(kName.value, self, other);
-  check_device_mix(kName.value, self, out);
+  check_written(kName.value, self, out);
   at::native::resize_output(out, broadcast_sizes(self, other));
   RT o = to_runtime(out, kName.value);
   if (is_wrapped_number(other)) {
@@ -188,7 +197,7 @@ at::Tensor& binary_out(const at::Tensor& self, const at::Tensor& other, at::Tens
 template <OpName kName, BinaryScalarOutFn kScalarFn>
 at::Tensor& binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, at::Tensor& out) {
   const OpScope scope(self, out);
-  check_device_mix(kName.value, self, out);
+  check_written(kName.value, self, out);
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, kName.value);
   const tessera::Scalar v = to_runtime_scalar(other, kName.value);

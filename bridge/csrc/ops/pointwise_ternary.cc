@@ -9,6 +9,7 @@ namespace torch_tessera {
 namespace {
 
 using pointwise::check_device_mix;
+using pointwise::check_written;
 using pointwise::is_wrapped_number;
 using pointwise::Operand;
 using pointwise::OpName;
@@ -52,7 +53,7 @@ at::Tensor& where_out(const at::Tensor& cond, const at::Tensor& self, const at::
                       at::Tensor& out) {
   const OpScope scope(cond, self, other, out);
   check_devices3("where", cond, self, other);
-  check_device_mix("where", self, out);
+  check_written("where", self, out);
   at::native::resize_output(out, broadcast3(cond, self, other));
   RT o = to_runtime(out, "where");
   const Operand c(cond, "where"), a(self, "where"), b(other, "where");
@@ -78,7 +79,7 @@ at::Tensor lerp_tensor(const at::Tensor& self, const at::Tensor& end, const at::
 
 at::Tensor& lerp_scalar_(at::Tensor& self, const at::Tensor& end, const c10::Scalar& weight) {
   const OpScope scope(self);
-  check_device_mix("lerp_", self, end);
+  pointwise::check_written("lerp_", end, self);
   RT s = to_runtime(self, "lerp_");
   const Scalar w = to_runtime_scalar(weight, "lerp_");
   call_runtime([&] { tessera::lerp_(s, to_runtime(end, "lerp_"), w); });
@@ -87,7 +88,8 @@ at::Tensor& lerp_scalar_(at::Tensor& self, const at::Tensor& end, const c10::Sca
 
 at::Tensor& lerp_tensor_(at::Tensor& self, const at::Tensor& end, const at::Tensor& weight) {
   const OpScope scope(self);
-  check_devices3("lerp_", self, end, weight);
+  check_device_mix("lerp_", end, weight);
+  pointwise::check_written("lerp_", end, self);
   RT s = to_runtime(self, "lerp_");
   const Operand e(end, "lerp_"), w(weight, "lerp_");
   call_runtime([&] { tessera::lerp_(s, e.value, w.value); });
@@ -97,7 +99,8 @@ at::Tensor& lerp_tensor_(at::Tensor& self, const at::Tensor& end, const at::Tens
 at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end,
                             const c10::Scalar& weight, at::Tensor& out) {
   const OpScope scope(self, end, out);
-  check_devices3("lerp", self, end, out);
+  check_device_mix("lerp", self, end);
+  check_written("lerp", self, out);
   at::native::resize_output(out, pointwise::broadcast_sizes(self, end));
   RT o = to_runtime(out, "lerp");
   const Scalar w = to_runtime_scalar(weight, "lerp");
@@ -109,7 +112,7 @@ at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end,
                             const at::Tensor& weight, at::Tensor& out) {
   const OpScope scope(self, end, weight, out);
   check_devices3("lerp", self, end, weight);
-  check_device_mix("lerp", self, out);
+  check_written("lerp", self, out);
   at::native::resize_output(out, broadcast3(self, end, weight));
   RT o = to_runtime(out, "lerp");
   const Operand s(self, "lerp"), e(end, "lerp"), w(weight, "lerp");
@@ -137,7 +140,8 @@ template <OpName kName, AddcInplaceFn kFn>
 at::Tensor& addc_(at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
                   const c10::Scalar& value) {
   const OpScope scope(self);
-  check_devices3(kName.value, self, t1, t2);
+  check_device_mix(kName.value, t1, t2);
+  pointwise::check_written(kName.value, t1, self);
   RT s = to_runtime(self, kName.value);
   const Operand a(t1, kName.value), b(t2, kName.value);
   const Scalar v = to_runtime_scalar(value, kName.value);
@@ -150,7 +154,7 @@ at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Ten
                      const c10::Scalar& value, at::Tensor& out) {
   const OpScope scope(self, t1, t2, out);
   check_devices3(kName.value, self, t1, t2);
-  check_device_mix(kName.value, self, out);
+  check_written(kName.value, self, out);
   at::native::resize_output(out, broadcast3(self, t1, t2));
   RT o = to_runtime(out, kName.value);
   const Operand s(self, kName.value), a(t1, kName.value), b(t2, kName.value);

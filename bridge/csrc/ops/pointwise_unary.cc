@@ -36,7 +36,7 @@ at::Tensor& gelu_(at::Tensor& self, c10::string_view approximate) {
 
 at::Tensor& gelu_out(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
   const OpScope scope(self, out);
-  pointwise::check_device_mix("gelu", self, out);
+  pointwise::check_written("gelu", self, out);
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, "gelu");
   call_runtime([&] { tessera::gelu_out(o, to_runtime(self, "gelu"), view_of(approximate)); });
@@ -73,7 +73,7 @@ at::Tensor& round_decimals_(at::Tensor& self, int64_t decimals) {
 
 at::Tensor& round_decimals_out(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
   const OpScope scope(self, out);
-  pointwise::check_device_mix("round", self, out);
+  pointwise::check_written("round", self, out);
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, "round");
   call_runtime([&] {
@@ -107,7 +107,7 @@ at::Tensor& clamp_scalar_(at::Tensor& self, const OptScalar& min, const OptScala
 at::Tensor& clamp_scalar_out(const at::Tensor& self, const OptScalar& min, const OptScalar& max,
                       at::Tensor& out) {
   const OpScope scope(self, out);
-  pointwise::check_device_mix("clamp", self, out);
+  pointwise::check_written("clamp", self, out);
   at::native::resize_output(out, self.sizes());
   RT o = to_runtime(out, "clamp");
   call_runtime([&] { tessera::clamp_out(o, to_runtime(self, "clamp"), bound(min), bound(max)); });
@@ -154,6 +154,8 @@ at::Tensor clamp_tensor(const at::Tensor& self, const OptTensor& min, const OptT
 at::Tensor& clamp_tensor_(at::Tensor& self, const OptTensor& min, const OptTensor& max) {
   const OpScope scope(self);
   check_bounds("clamp_", self, min, max);
+  if (min.has_value()) pointwise::check_written("clamp_", *min, self);
+  if (max.has_value()) pointwise::check_written("clamp_", *max, self);
   RT s = to_runtime(self, "clamp_");
   call_runtime([&] { tessera::clamp_(s, to_runtime(min, "clamp_"), to_runtime(max, "clamp_")); });
   return self;
@@ -163,7 +165,7 @@ at::Tensor& clamp_tensor_out(const at::Tensor& self, const OptTensor& min, const
                              at::Tensor& out) {
   const OpScope scope(self, out);
   check_bounds("clamp", self, min, max);
-  pointwise::check_device_mix("clamp", self, out);
+  pointwise::check_written("clamp", self, out);
   c10::DimVector shape(self.sizes());
   if (min.has_value()) shape = at::infer_size_dimvector(shape, min->sizes());
   if (max.has_value()) shape = at::infer_size_dimvector(shape, max->sizes());
