@@ -224,8 +224,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   TESSERA_REGISTER_UNARY(m, bitwise_not);
   TESSERA_REGISTER_UNARY(m, logical_not);
 
-  // isnan.out and isinf.out are aten composites over these; isfinite is a
-  // composite of isinf/isnan-free ops (abs, ne, mul) that all have kernels.
+  // isnan.out and isinf.out are aten composites over these; isfinite is
+  // (x == x) * (abs(x) != inf), all with kernels here.
   m.impl("isnan", TORCH_FN((pointwise::unary<"isnan", &tessera::isnan>)));
   m.impl("isinf", TORCH_FN((pointwise::unary<"isinf", &tessera::isinf>)));
 
