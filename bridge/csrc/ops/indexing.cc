@@ -327,7 +327,12 @@ at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at
       for (int64_t d : indexed_first(plan)) rest.push_back(s[d]);
       result = concat({plan.broadcast, sub_shape(rest, k, rest.size())});
     }
-    if (tessera::broadcast_shapes(vals.sizes(), result, op) != result) {
+    bool fits = false;
+    try {
+      fits = tessera::broadcast_shapes(vals.sizes(), result, op) == result;
+    } catch (const tessera::ValueError&) {
+    }
+    if (!fits) {
       throw tessera::ValueError(
           std::string(op) + ": shape mismatch: value tensor of shape " +
           tessera::shape_to_string(vals.sizes()) +
