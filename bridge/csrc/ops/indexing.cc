@@ -175,8 +175,11 @@ tessera::Tensor index_on_device(const at::Tensor& index, const at::Tensor& self,
 
 void check_in_range(const char* op, tessera::Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0) return;
-  const int64_t lo = tessera::amin(index).item<int64_t>();
-  const int64_t hi = tessera::amax(index).item<int64_t>();
+  // One read back to the host for both bounds.
+  const std::vector<int64_t> bounds =
+      tessera::stack({tessera::amin(index), tessera::amax(index)}).to_vector<int64_t>();
+  const int64_t lo = bounds[0];
+  const int64_t hi = bounds[1];
   if (lo < -size || hi >= size) {
     C10_THROW_ERROR(IndexError, std::string(op) + ": index " +
                                     std::to_string(lo < -size ? lo : hi) +
@@ -295,7 +298,8 @@ at::Tensor index(const at::Tensor& self, const IndexList& indices) {
     }
     const Shape before = sub_shape(s, 0, first);
     const Shape after = sub_shape(s, first + k, s.size());
-    const tessera::Tensor merged = src.reshape(concat({before, {product(sub_shape(s, first, first + k))}, after}));
+    const int64_t merged_size = product(sub_shape(s, first, first + k));
+    const tessera::Tensor merged = src.reshape(concat({before, {merged_size}, after}));
     const tessera::Tensor picked = tessera::index_select(
         merged, static_cast<int64_t>(first),
         flat.contiguous().reshape({product(plan.broadcast)}));
@@ -390,8 +394,8 @@ at::Tensor nonzero(const at::Tensor& self) {
   return to_torch(call_runtime([&] { return tessera::nonzero(src); }));
 }
 
-// -- Sorting. The runtime sorts stably whatever is asked: ties keep their
-// input order, as on CPU, so indices agree with torch's CPU results.
+// -- Sorting. Always stable (a valid answer to stable=False too): ties keep
+// their input order, as on CPU, so indices agree with torch's CPU results.
 
 std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, std::optional<bool> /*stable*/,
                                         int64_t dim, bool descending) {
@@ -402,7 +406,8 @@ std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, std::optional<bo
   return {to_torch(values), to_torch(indices)};
 }
 
-std::tuple<at::Tensor&, at::Tensor&> sort_out(const at::Tensor& self, std::optional<bool> stable,
+std::tuple<at::Tensor&, at::Tensor&> sort_out(const at::Tensor& self,
+                                              std::optional<bool> /*stable*/,
                                               int64_t dim, bool descending, at::Tensor& values,
                                               at::Tensor& indices) {
   const OpScope scope(self);
@@ -417,7 +422,8 @@ std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64
                                         bool largest, bool sorted) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "topk");
-  auto [values, indices] = call_runtime([&] { return tessera::topk(src, k, dim, largest, sorted); });
+  auto [values, indices] =
+      call_runtime([&] { return tessera::topk(src, k, dim, largest, sorted); });
   return {to_torch(values), to_torch(indices)};
 }
 
