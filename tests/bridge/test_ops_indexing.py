@@ -1,5 +1,5 @@
 """Indexing kernels on tessera against CPU torch: index_select, gather,
-scatter, scatter_add, advanced indexing (x[i], x[i] = v, index_put_),
+scatter, scatter_add, index_add, advanced indexing (x[i], x[i] = v, index_put_),
 masked_fill_, masked_select, nonzero, sort, argsort, topk; composites built
 on them (embedding, one_hot); and the foreach optimizer paths.
 
@@ -29,6 +29,7 @@ FAMILY_OPS = {
         "scatter_add_", "scatter_add.out", "index.Tensor", "index.Tensor_out", "_index_put_impl_",
         "masked_fill_.Scalar", "masked_fill_.Tensor", "masked_select", "nonzero", "sort.stable",
         "sort.values_stable", "topk", "topk.values", "clone", "cat", "cat.out", "_copy_from",
+        "index_add", "index_add_", "index_add.out",
     )
 }
 FILL_OPS = {"aten::fill_.Scalar", "aten::zero_"}
@@ -167,6 +168,65 @@ def test_scatter_in_place_on_view_writes_base(tessera):
     x[1:, ::2].scatter_(1, index, 7.0)
     same(t, x)
     assert_no_fallback()
+
+
+# -- index_add -------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.bfloat16])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("alpha", [1, 2, -0.5])
+def test_index_add(tessera, dtype, dim, alpha):
+    if alpha == -0.5 and not dtype.is_floating_point:
+        alpha = 3
+    x = sample((4, 5, 3), dtype)
+    index = torch.tensor([0, 2, 0, 1, 2, 2])
+    index = index if dim == 0 else index % x.shape[dim]
+    shape = list(x.shape)
+    shape[dim] = index.numel()
+    src = sample(shape, dtype, seed=6)
+    tol = {"atol": 0.1, "rtol": 0.02} if dtype == torch.bfloat16 else {}
+    got = on(x, tessera).index_add(dim, on(index, tessera), on(src, tessera), alpha=alpha)
+    assert_close(got.cpu(), x.index_add(dim, index, src, alpha=alpha), **tol)
+    t = on(x, tessera)
+    t.transpose(0, 2).index_add_(2 - dim if dim >= 0 else 0, on(index, tessera),
+                                 on(src, tessera).transpose(0, 2), alpha=alpha)   # a view
+    ref = x.clone()
+    ref.transpose(0, 2).index_add_(2 - dim if dim >= 0 else 0, index, src.transpose(0, 2), alpha=alpha)
+    assert_close(t.cpu(), ref, **tol)
+    out = torch.empty(0, dtype=dtype, device=tessera)
+    torch.index_add(on(x, tessera), dim, on(index, tessera), on(src, tessera), out=out)
+    assert_close(out.cpu(), x.index_add(dim, index, src), **tol)
+    assert_no_fallback()
+
+
+def test_index_add_edges_and_errors(tessera):
+    x = torch.tensor(2.0)
+    same(on(x, tessera).index_add(0, on(torch.tensor([0]), tessera), on(torch.tensor(3.0), tessera), alpha=2),
+         x.index_add(0, torch.tensor([0]), torch.tensor(3.0), alpha=2))
+    e = torch.zeros(3, 2)
+    same(on(e, tessera).index_add(0, on(torch.tensor([], dtype=torch.int64), tessera), on(torch.empty(0, 2), tessera)),
+         e.index_add(0, torch.tensor([], dtype=torch.int64), torch.empty(0, 2)))
+    t = on(torch.zeros(3, 2), tessera)
+    with pytest.raises(IndexError, match="index_add_: index 3 is out of range for dimension 0 with size 3"):
+        t.index_add_(0, on(torch.tensor([3]), tessera), on(torch.ones(1, 2), tessera))
+    with pytest.raises(IndexError, match="index -1 is out of range"):
+        t.index_add_(0, on(torch.tensor([-1]), tessera), on(torch.ones(1, 2), tessera))
+    with pytest.raises((TypeError, RuntimeError), match="must have the same scalar type"):
+        t.index_add_(0, on(torch.tensor([1]), tessera), on(torch.ones(1, 2, dtype=torch.float64), tessera))
+    with pytest.raises((ValueError, RuntimeError), match="should have shape"):
+        t.index_add_(0, on(torch.tensor([1]), tessera), on(torch.ones(2, 2), tessera))
+
+
+def test_index_select_backward_is_native(tessera):
+    x = torch.randn(5, 3, requires_grad=True)
+    t = x.detach().to(tessera).requires_grad_()
+    idx = torch.tensor([4, 0, 4, 1])
+    grad = torch.randn(4, 3)
+    x.index_select(0, idx).backward(grad)
+    t.index_select(0, on(idx, tessera)).backward(on(grad, tessera))
+    same(t.grad, x.grad)
+    assert FAMILY_OPS.isdisjoint(torch_tessera.fallback_stats())
+    assert_fallback_at_most(FILL_OPS)   # the zeros the gradient starts from
 
 
 # -- Advanced indexing ---------------------------------------------------

@@ -1,4 +1,4 @@
-// Indexing ops: index_select, gather, scatter, scatter_add, masked_fill_,
+// Indexing ops: index_select, gather, scatter, scatter_add, index_add, masked_fill_,
 // masked_select, nonzero, sort, topk, and advanced indexing (x[idx],
 // x[idx] = v, x[idx] += v through index.Tensor and _index_put_impl_).
 //
@@ -9,12 +9,12 @@
 // index_select (one kernel, no copy of x when the indexed dims are adjacent
 // and mergeable); x[idx] = v permutes the indexed dims of a view of x to
 // the front, which is the form the runtime's index_put_ takes.
-#include <ATen/ops/empty.h>
 #include <torch/library.h>
 
 #include <numeric>
 
 #include "bridge/csrc/ops/op_helpers.h"
+#include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
 
 namespace torch_tessera {
@@ -97,7 +97,7 @@ void scatter_value_into(at::Tensor& target, int64_t dim, const at::Tensor& index
   call_runtime([&] { tessera::scatter_(dst, dim, idx, v); });
 }
 
-// out = self, ready to be scattered into (out may be self itself).
+// out = self, ready to be scattered or added into (out may be self itself).
 at::Tensor& prepare_scatter_out(const at::Tensor& self, at::Tensor& out) {
   if (out.is_same(self)) return out;
   at::native::resize_output(out, self.sizes());
@@ -151,6 +151,83 @@ at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Ten
                               const c10::Scalar& value, at::Tensor& out) {
   const OpScope scope(self);
   scatter_value_into(prepare_scatter_out(self, out), dim, index, value);
+  return out;
+}
+
+// -- index_add: self.index_add_(dim, index, source) is an accumulating
+// index_put_ on views of self and source with dim moved to the front. It is
+// the backward of index_select.
+
+void index_add_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                    const at::Tensor& source, const c10::Scalar& alpha) {
+  const char* op = "index_add_";
+  const tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Tensor src = to_runtime(source, op);
+  call_runtime([&] {
+    TESSERA_CHECK(idx.dim() <= 1, IndexError, op, ": Index is supposed to be a vector, got ",
+                  tessera::describe(idx));
+    TESSERA_CHECK(idx.dtype() == tessera::DType::kI64 || idx.dtype() == tessera::DType::kI32,
+                  TypeError, op, ": Expected dtype int32/int64 for index, got ",
+                  tessera::describe(idx));
+    TESSERA_CHECK(src.dtype() == dst.dtype(), TypeError, op, ": self ", tessera::describe(dst),
+                  " and source ", tessera::describe(src), " must have the same scalar type");
+    // A 0-d self or source acts as a 1-element vector.
+    tessera::Tensor self1 = dst.dim() == 0 ? dst.reshape({1}) : dst;
+    const tessera::Tensor src1 = src.dim() == 0 ? src.reshape({1}) : src;
+    const int64_t d = tessera::wrap_dim(dim, self1.dim(), op);
+    Shape expected = self1.sizes();
+    expected[d] = idx.numel();
+    TESSERA_CHECK(src1.sizes() == expected, ValueError, op, ": source ",
+                  tessera::describe(src), " should have shape ", tessera::shape_to_string(expected),
+                  " (self ", tessera::describe(dst), ", ", idx.numel(), " indices along dim ", d,
+                  ")");
+    if (idx.numel() == 0) return;
+    const auto [lo, hi] = [&] {
+      const std::vector<int64_t> b =
+          tessera::stack({tessera::amin(idx), tessera::amax(idx)}).to_vector<int64_t>();
+      return std::pair(b[0], b[1]);
+    }();
+    const int64_t size = self1.sizes()[d];
+    TESSERA_CHECK(lo >= 0 && hi < size, IndexError, op, ": index ", lo < 0 ? lo : hi,
+                  " is out of range for dimension ", d, " with size ", size);
+    Shape perm{d};
+    for (int64_t i = 0; i < self1.dim(); ++i) {
+      if (i != d) perm.push_back(i);
+    }
+    // Integer tensors scale by the integer part of alpha, as aten does.
+    const tessera::Scalar scale = tessera::is_integral(dst.dtype())
+                                      ? tessera::Scalar(alpha.toLong())
+                                      : to_runtime_scalar(alpha, op);
+    tessera::Tensor values = src1;
+    if (!(alpha.isIntegral(false) && alpha.toLong() == 1)) {
+      values = tessera::mul(src1, scale).to(dst.dtype());
+    }
+    tessera::Tensor target_view = self1.permute(perm);
+    tessera::index_put_(target_view, {idx.reshape({-1})}, values.permute(perm),
+                        /*accumulate=*/true);
+  });
+}
+
+at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& source, const c10::Scalar& alpha) {
+  const OpScope scope(self);
+  index_add_into(self, dim, index, source, alpha);
+  return self;
+}
+
+at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                     const at::Tensor& source, const c10::Scalar& alpha) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  index_add_into(out, dim, index, source, alpha);
+  return out;
+}
+
+at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                          const at::Tensor& source, const c10::Scalar& alpha, at::Tensor& out) {
+  const OpScope scope(self);
+  index_add_into(prepare_scatter_out(self, out), dim, index, source, alpha);
   return out;
 }
 
@@ -452,6 +529,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("scatter_add", TORCH_FN(scatter_src<Scatter::kAdd>));
   m.impl("scatter_add_", TORCH_FN(scatter_src_<Scatter::kAdd>));
   m.impl("scatter_add.out", TORCH_FN(scatter_src_out<Scatter::kAdd>));
+  m.impl("index_add_", TORCH_FN(index_add_));
+  m.impl("index_add", TORCH_FN(index_add));
+  m.impl("index_add.out", TORCH_FN(index_add_out));
   m.impl("index.Tensor", TORCH_FN(index));
   m.impl("_index_put_impl_", TORCH_FN(index_put_impl_));
   m.impl("masked_fill_.Scalar", TORCH_FN(masked_fill_scalar_));
