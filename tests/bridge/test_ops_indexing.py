@@ -1,5 +1,5 @@
 """Indexing kernels on tessera against CPU torch: index_select, gather,
-scatter, scatter_add, index_add, advanced indexing (x[i], x[i] = v, index_put_),
+scatter, scatter_add, index_add, index_copy, index_fill, advanced indexing (x[i], x[i] = v, index_put_),
 masked_fill_, masked_select, nonzero, sort, argsort, topk; composites built
 on them (embedding, one_hot); and the foreach optimizer paths.
 
@@ -29,7 +29,8 @@ FAMILY_OPS = {
         "scatter_add_", "scatter_add.out", "index.Tensor", "index.Tensor_out", "_index_put_impl_",
         "masked_fill_.Scalar", "masked_fill_.Tensor", "masked_select", "nonzero", "sort.stable",
         "sort.values_stable", "topk", "topk.values", "clone", "cat", "cat.out", "_copy_from",
-        "index_add", "index_add_", "index_add.out",
+        "index_add", "index_add_", "index_add.out", "index_copy", "index_copy_", "index_copy.out",
+        "index_fill_.int_Scalar", "index_fill_.int_Tensor",
     )
 }
 FILL_OPS = {"aten::fill_.Scalar", "aten::zero_"}
@@ -207,14 +208,67 @@ def test_index_add_edges_and_errors(tessera):
     same(on(e, tessera).index_add(0, on(torch.tensor([], dtype=torch.int64), tessera), on(torch.empty(0, 2), tessera)),
          e.index_add(0, torch.tensor([], dtype=torch.int64), torch.empty(0, 2)))
     t = on(torch.zeros(3, 2), tessera)
-    with pytest.raises(IndexError, match="index_add_: index 3 is out of range for dimension 0 with size 3"):
+    with pytest.raises(IndexError, match="index_add_: index 3 is out of bounds for dimension 0 with size 3"):
         t.index_add_(0, on(torch.tensor([3]), tessera), on(torch.ones(1, 2), tessera))
-    with pytest.raises(IndexError, match="index -1 is out of range"):
+    with pytest.raises(IndexError, match="index -1 is out of bounds"):
         t.index_add_(0, on(torch.tensor([-1]), tessera), on(torch.ones(1, 2), tessera))
     with pytest.raises((TypeError, RuntimeError), match="must have the same scalar type"):
         t.index_add_(0, on(torch.tensor([1]), tessera), on(torch.ones(1, 2, dtype=torch.float64), tessera))
     with pytest.raises((ValueError, RuntimeError), match="should have shape"):
         t.index_add_(0, on(torch.tensor([1]), tessera), on(torch.ones(2, 2), tessera))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int64, torch.bool, torch.float16])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_index_copy_and_fill(tessera, dtype, dim):
+    x = sample((4, 5, 3), dtype)
+    index = torch.tensor([2, 0, 1])                     # unique: index_copy is then defined
+    shape = list(x.shape)
+    shape[dim] = index.numel()
+    src = sample(shape, dtype, seed=7)
+    same(on(x, tessera).index_copy(dim, on(index, tessera), on(src, tessera)),
+         x.index_copy(dim, index, src))
+    t = on(x, tessera)
+    t.transpose(0, 1).index_copy_(1 if dim == 0 else (0 if dim == 1 else dim), on(index, tessera),
+                                  on(src, tessera).transpose(0, 1))
+    ref = x.clone()
+    ref.transpose(0, 1).index_copy_(1 if dim == 0 else (0 if dim == 1 else dim), index, src.transpose(0, 1))
+    same(t, ref)
+    out = torch.empty(0, dtype=dtype, device=tessera)
+    torch.index_copy(on(x, tessera), dim, on(index, tessera), on(src, tessera), out=out)
+    same(out, x.index_copy(dim, index, src))
+    value = True if dtype == torch.bool else 5
+    fill_index = torch.tensor([-1, 0, 0])               # index_fill wraps negative indices
+    same(on(x, tessera).index_fill(dim, on(fill_index, tessera), value), x.index_fill(dim, fill_index, value))
+    t = on(x, tessera)
+    t[1:].index_fill_(dim, on(fill_index, tessera), on(torch.tensor(value, dtype=dtype), tessera))
+    ref = x.clone()
+    ref[1:].index_fill_(dim, fill_index, torch.tensor(value, dtype=dtype))
+    same(t, ref)
+    assert_no_fallback()
+
+
+def test_index_copy_fill_errors(tessera):
+    t = on(torch.zeros(3, 2), tessera)
+    with pytest.raises(IndexError, match="index_copy_: index -1 is out of bounds for dimension 0 with size 3"):
+        t.index_copy_(0, on(torch.tensor([-1]), tessera), on(torch.ones(1, 2), tessera))
+    with pytest.raises(IndexError, match="index_fill_: index 3 is out of bounds for dimension 0 with size 3"):
+        t.index_fill_(0, on(torch.tensor([3]), tessera), 1.0)
+    with pytest.raises(IndexError, match="index_fill_: index -4 is out of bounds"):
+        t.index_fill_(0, on(torch.tensor([-4]), tessera), 1.0)
+    with pytest.raises((TypeError, RuntimeError), match="same scalar type"):
+        t.index_copy_(0, on(torch.tensor([1]), tessera), on(torch.ones(1, 2, dtype=torch.float64), tessera))
+
+
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+def test_scatter_reduce_uses_the_fallback(tessera):
+    """No runtime op behind scatter's reduce= forms: they run on the CPU, counted."""
+    x = torch.ones(3, 4)
+    index = torch.tensor([[0, 1, 2, 0]])
+    src = torch.full((1, 4), 3.0)
+    got = on(x, tessera).scatter(0, on(index, tessera), on(src, tessera), reduce="multiply")
+    same(got, x.scatter(0, index, src, reduce="multiply"))
+    assert set(torch_tessera.fallback_stats()) == {"aten::scatter.reduce_out"}
 
 
 def test_index_select_backward_is_native(tessera):
