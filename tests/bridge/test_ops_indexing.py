@@ -420,6 +420,10 @@ def test_index_errors(tessera):
     with pytest.raises(IndexError, match="too many indices"):
         i = on(torch.tensor([0]), tessera)
         t[i, i, i]
+    with pytest.raises(IndexError, match="too many indices"):       # aten called directly
+        torch.ops.aten.index.Tensor(t, [i, i, i])
+    with pytest.raises(IndexError, match="too many indices"):
+        torch.ops.aten.index_put_(t, [None, None, i], on(torch.tensor(1.0), tessera))
     with pytest.raises(IndexError, match="could not be broadcast together"):
         t[on(torch.tensor([0, 1]), tessera), on(torch.tensor([0, 1, 2]), tessera)]
     with pytest.raises(IndexError, match="must be long, int, byte or bool"):

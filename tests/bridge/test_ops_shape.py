@@ -287,6 +287,10 @@ def test_clone_channels_last_and_empty(tessera):
     assert c.stride() == x.clone(memory_format=torch.channels_last).stride()
     same(c, x)
     same(torch.empty(0, 3).to(tessera).clone(), torch.empty(0, 3))
+    e = torch.arange(3.0)[:, None].expand(3, 4)                    # stride 0: not dense
+    ec = torch.arange(3.0).to(tessera)[:, None].expand(3, 4).clone()
+    assert ec.is_contiguous() and ec.stride() == e.clone().stride()
+    same(torch.arange(3.0).to(tessera)[:, None].expand(3, 4).clone(), e)
     same(torch.tensor(2.5).to(tessera).clone(), torch.tensor(2.5))
     assert_no_fallback()
 

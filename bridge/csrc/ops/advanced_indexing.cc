@@ -57,6 +57,7 @@ tessera::Tensor index_on_device(const at::Tensor& index, const at::Tensor& self,
   return to_runtime(index.to(self.device()), op);
 }
 
+// IndexError unless index is in [-size, size); then wraps it to [0, size).
 void check_in_range(const char* op, tessera::Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0) return;
   // One read back to the host for both bounds.
@@ -121,9 +122,15 @@ IndexPlan plan_indexing(const char* op, const at::Tensor& self, const IndexList&
     if (type == tessera::DType::kBool || type == tessera::DType::kU8) {
       add_mask(op, plan, index.to(tessera::DType::kBool), pos);
     } else if (type == tessera::DType::kI64 || type == tessera::DType::kI32) {
-      if (pos >= plan.self.dim()) break;  // reported below
+      if (pos >= plan.self.dim()) {  // reported below
+        ++pos;
+        continue;
+      }
+      // A later 0-d mask unsqueezes self after pos: this dim's size stays.
+      tessera::Tensor wrapped = index.to(tessera::DType::kI64);
+      check_in_range(op, wrapped, pos, plan.self.sizes()[pos]);
       plan.dims.push_back(pos++);
-      plan.indices.push_back(index.to(tessera::DType::kI64));
+      plan.indices.push_back(std::move(wrapped));
     } else {
       C10_THROW_ERROR(IndexError, std::string(op) + ": tensors used as indices must be long, "
                                       "int, byte or bool tensors, got " + tessera::describe(index));
@@ -135,7 +142,6 @@ IndexPlan plan_indexing(const char* op, const at::Tensor& self, const IndexList&
                                     std::to_string(indices.size()) + ")");
   }
   for (size_t i = 0; i < plan.dims.size(); ++i) {
-    check_in_range(op, plan.indices[i], plan.dims[i], plan.self.sizes()[plan.dims[i]]);
     if (i > 0 && plan.dims[i] != plan.dims[i - 1] + 1) plan.adjacent = false;
     try {
       plan.broadcast = tessera::broadcast_shapes(plan.broadcast, plan.indices[i].sizes(), op);
