@@ -108,6 +108,7 @@ def test_gather(tessera, dtype, dim):
     x = sample((4, 5), dtype)
     index = torch.randint(0, x.shape[dim], (3, 2), generator=torch.Generator().manual_seed(1))
     same(torch.gather(on(x, tessera), dim, on(index, tessera)), torch.gather(x, dim, index))
+    same(torch.gather(on(x, tessera), dim, on(index.int(), tessera)), torch.gather(x, dim, index.int()))
     same(torch.gather(on(x, tessera).t(), dim, on(index % 4, tessera)),
          torch.gather(x.t(), dim, index % 4))
     out = torch.empty(0, dtype=dtype, device=tessera)
@@ -134,6 +135,8 @@ def test_scatter(tessera, dtype, dim):
         index = torch.stack([torch.randperm(5, generator=g)[:4] for _ in range(3)])
     same(on(x, tessera).scatter(dim, on(index, tessera), on(src, tessera)), x.scatter(dim, index, src))
     same(on(x, tessera).scatter(dim, on(index, tessera), 1), x.scatter(dim, index, 1))
+    same(on(x, tessera).scatter(dim, on(index.int(), tessera), on(src, tessera)),
+         x.scatter(dim, index.int(), src))
     t = on(x, tessera)
     t.scatter_(dim, on(index, tessera), on(src, tessera))
     same(t, x.clone().scatter_(dim, index, src))
@@ -153,6 +156,8 @@ def test_scatter_add(tessera, dtype, dim):
     tol = {"atol": 1e-2, "rtol": 1e-2} if dtype == torch.float16 else {}
     got = on(x, tessera).scatter_add(dim, on(index, tessera), on(src, tessera))
     assert_close(got.cpu(), x.scatter_add(dim, index, src), **tol)
+    got = on(x, tessera).scatter_add(dim, on(index.int(), tessera), on(src, tessera))
+    assert_close(got.cpu(), x.scatter_add(dim, index.int(), src), **tol)
     t = on(x, tessera)
     t[:, 1:].scatter_add_(dim, on(index[:, :4] % 4, tessera), on(src, tessera))   # into a view
     ref = x.clone()

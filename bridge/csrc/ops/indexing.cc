@@ -16,6 +16,14 @@ namespace {
 
 using tessera::Shape;
 
+// The runtime's gather and scatter take int64 indices; aten also accepts
+// int32 ones.
+tessera::Tensor int64_index(const at::Tensor& index, const char* op) {
+  const tessera::Tensor idx = to_runtime(index, op);
+  if (!idx.defined() || idx.dtype() != tessera::DType::kI32) return idx;
+  return call_runtime([&] { return idx.to(tessera::DType::kI64); });
+}
+
 // -- index_select, gather.
 
 at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
@@ -37,7 +45,7 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                   bool /*sparse_grad*/) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "gather");
-  const tessera::Tensor idx = to_runtime(index, "gather");
+  const tessera::Tensor idx = int64_index(index, "gather");
   return to_torch(call_runtime([&] { return tessera::gather(src, dim, idx); }));
 }
 
@@ -45,7 +53,7 @@ at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& in
                        bool /*sparse_grad*/, at::Tensor& out) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "gather");
-  const tessera::Tensor idx = to_runtime(index, "gather");
+  const tessera::Tensor idx = int64_index(index, "gather");
   return write_out(out, call_runtime([&] { return tessera::gather(src, dim, idx); }));
 }
 
@@ -58,7 +66,7 @@ void scatter_into(at::Tensor& target, int64_t dim, const at::Tensor& index, cons
                   Scatter kind) {
   const char* op = kind == Scatter::kAdd ? "scatter_add" : "scatter";
   tessera::Tensor dst = to_runtime(target, op);
-  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Tensor idx = int64_index(index, op);
   const tessera::Tensor s = to_runtime(src, op);
   call_runtime([&] {
     kind == Scatter::kAdd ? tessera::scatter_add_(dst, dim, idx, s)
@@ -69,7 +77,7 @@ void scatter_into(at::Tensor& target, int64_t dim, const at::Tensor& index, cons
 void scatter_value_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
                         const c10::Scalar& value) {
   tessera::Tensor dst = to_runtime(target, "scatter");
-  const tessera::Tensor idx = to_runtime(index, "scatter");
+  const tessera::Tensor idx = int64_index(index, "scatter");
   const tessera::Scalar v = to_runtime_scalar(value, "scatter");
   call_runtime([&] { tessera::scatter_(dst, dim, idx, v); });
 }
