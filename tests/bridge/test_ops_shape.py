@@ -67,6 +67,18 @@ def test_full_infers_dtype(tessera):
     assert_fallback_at_most(FILL_OPS)
 
 
+def test_tensor_from_data(tessera):
+    data = [[1.5, -2.0], [3.0, 4.25]]
+    same(torch.tensor(data, device=tessera), torch.tensor(data))
+    same(torch.as_tensor([1, 2, 3], device=tessera), torch.as_tensor([1, 2, 3]))
+    same(torch.tensor(5, device=tessera), torch.tensor(5))
+    same(torch.tensor([], device=tessera), torch.tensor([]))
+    same(torch.tensor([True, False], device=tessera), torch.tensor([True, False]))
+    like = torch.empty_like(torch.tensor(data, device=tessera, dtype=torch.float64))
+    assert like.device == tessera and like.dtype == torch.float64 and like.shape == (2, 2)
+    assert_no_fallback()
+
+
 @pytest.mark.parametrize(
     "args, kwargs",
     [
