@@ -92,6 +92,14 @@ def test_tensor_from_data(tessera):
         ((0, 7), {"dtype": torch.int16}),
         ((3, 3), {}),
         ((0, 8, 2), {"dtype": torch.bfloat16}),
+        # Integral results: start and step are truncated; the length comes
+        # from the truncated bounds for int64, from the given ones otherwise.
+        ((0.5, 4, 1.5), {"dtype": torch.int32}),
+        ((-2.5, 3.7, 1.1), {"dtype": torch.int16}),
+        ((1, 2.5), {"dtype": torch.uint8}),
+        ((0, 5, 0.5), {"dtype": torch.int32}),
+        ((7.9, -3, -2.5), {"dtype": torch.int8}),
+        ((-3.5, 4.9, 2.2), {"dtype": torch.int64}),
     ],
 )
 def test_arange(tessera, args, kwargs):

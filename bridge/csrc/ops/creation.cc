@@ -9,6 +9,8 @@
 // the other random kernels (uniform_, normal_, bernoulli_...).
 #include <torch/library.h>
 
+#include <cmath>
+
 #include "bridge/csrc/device_list.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
@@ -21,22 +23,46 @@ tessera::TensorOptions options_like(const at::Tensor& out, const char* op) {
                                 runtime_device(out.device()));
 }
 
-// aten computes an integral arange from its bounds and step converted to
-// integers (arange(0.5, 4, 1.5, dtype=int64) is [0, 1, 2, 3]).
-tessera::Scalar arange_scalar(const c10::Scalar& s, bool integral, const char* op) {
-  if (integral) return tessera::Scalar(s.toLong());
-  return to_runtime_scalar(s, op);
+// An integral arange as aten computes it: the values are start + i * step
+// with start and step converted to integers; the length comes from the
+// integer bounds for int64 and from the bounds as given (doubles) for the
+// narrower types (arange(0.5, 4, 1.5, dtype=int32) is [0, 1, 2]).
+tessera::Tensor integral_arange(const c10::Scalar& start, const c10::Scalar& end,
+                                const c10::Scalar& step, const tessera::TensorOptions& options) {
+  if (options.dtype == tessera::DType::kI64) {
+    return tessera::arange(start.toLong(), end.toLong(), step.toLong(), options);
+  }
+  const double s = start.toDouble();
+  const double e = end.toDouble();
+  const double st = step.toDouble();
+  TORCH_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange: unsupported range: ", s,
+                    " -> ", e);
+  TORCH_CHECK_VALUE(st != 0, "arange: step must be nonzero");
+  TORCH_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s), "arange: upper bound (", e,
+                    ") and lower bound (", s, ") inconsistent with step sign (", st, ")");
+  const auto length = static_cast<int64_t>(std::ceil((e - s) / st));
+  const tessera::TensorOptions i64(tessera::DType::kI64, options.device);
+  return call_runtime([&] {
+    const tessera::Tensor positions = tessera::arange(0, length, 1, i64);
+    return tessera::add(tessera::mul(positions, step.toLong()), start.toLong())
+        .to(*options.dtype);
+  });
 }
 
 at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end, const c10::Scalar& step,
                        at::Tensor& out) {
   const char* op = "arange";
   const OpScope scope(out);
-  const bool integral = c10::isIntegralType(out.scalar_type(), /*includeBool=*/false);
-  tessera::Tensor result = call_runtime([&] {
-    return tessera::arange(arange_scalar(start, integral, op), arange_scalar(end, integral, op),
-                           arange_scalar(step, integral, op), options_like(out, op));
-  });
+  const tessera::TensorOptions options = options_like(out, op);
+  tessera::Tensor result;
+  if (c10::isIntegralType(out.scalar_type(), /*includeBool=*/false)) {
+    result = call_runtime([&] { return integral_arange(start, end, step, options); });
+  } else {
+    result = call_runtime([&] {
+      return tessera::arange(to_runtime_scalar(start, op), to_runtime_scalar(end, op),
+                             to_runtime_scalar(step, op), options);
+    });
+  }
   return write_out(out, result);
 }
 
