@@ -62,9 +62,10 @@ at::Tensor cat(const at::ITensorListRef& tensors, int64_t dim) {
 at::Tensor& cat_out(const at::ITensorListRef& tensors, int64_t dim, at::Tensor& out) {
   const OpScope scope(out);
   const std::vector<tessera::Tensor> inputs = runtime_list(tensors, "cat");
-  // Shape and dtype checks first, so that a bad list leaves out alone.
-  const tessera::Tensor probe = call_runtime([&] { return tessera::cat(inputs, dim); });
-  return write_out(out, probe);
+  // Joined first and then copied: the runtime checks the list before out is
+  // resized, so a bad list leaves out alone.
+  const tessera::Tensor result = call_runtime([&] { return tessera::cat(inputs, dim); });
+  return write_out(out, result);
 }
 
 at::Tensor stack(at::TensorList tensors, int64_t dim) {
