@@ -1,0 +1,418 @@
+// Indexing ops along one dim or by mask: index_select, gather, scatter,
+// scatter_add, index_add, index_copy, index_fill_, masked_fill_,
+// masked_select, nonzero; and sort, argsort (aten's composite over sort)
+// and topk. Advanced indexing (x[idx]) is in advanced_indexing.cc.
+//
+// scatter's reduce= variants and scatter_reduce have no runtime op and go
+// to the CPU fallback.
+#include <torch/library.h>
+
+#include "bridge/csrc/ops/op_helpers.h"
+#include "runtime/core/error.h"
+#include "runtime/ops/ops.h"
+
+namespace torch_tessera {
+namespace {
+
+using tessera::Shape;
+
+// The runtime's gather and scatter take int64 indices; aten also accepts
+// int32 ones.
+tessera::Tensor int64_index(const at::Tensor& index, const char* op) {
+  const tessera::Tensor idx = to_runtime(index, op);
+  if (!idx.defined() || idx.dtype() != tessera::DType::kI32) return idx;
+  return call_runtime([&] { return idx.to(tessera::DType::kI64); });
+}
+
+// -- index_select, gather.
+
+at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "index_select");
+  const tessera::Tensor idx = to_runtime(index, "index_select");
+  return to_torch(call_runtime([&] { return tessera::index_select(src, dim, idx); }));
+}
+
+at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                             at::Tensor& out) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "index_select");
+  const tessera::Tensor idx = to_runtime(index, "index_select");
+  return write_out(out, call_runtime([&] { return tessera::index_select(src, dim, idx); }));
+}
+
+at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                  bool /*sparse_grad*/) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "gather");
+  const tessera::Tensor idx = int64_index(index, "gather");
+  return to_torch(call_runtime([&] { return tessera::gather(src, dim, idx); }));
+}
+
+at::Tensor& gather_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       bool /*sparse_grad*/, at::Tensor& out) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "gather");
+  const tessera::Tensor idx = int64_index(index, "gather");
+  return write_out(out, call_runtime([&] { return tessera::gather(src, dim, idx); }));
+}
+
+// -- scatter, scatter_add: in-place on self; the functional and out=
+// forms scatter into a copy (out= into out itself once it holds self).
+
+enum class Scatter { kSrc, kAdd };
+
+void scatter_into(at::Tensor& target, int64_t dim, const at::Tensor& index, const at::Tensor& src,
+                  Scatter kind) {
+  const char* op = kind == Scatter::kAdd ? "scatter_add" : "scatter";
+  tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = int64_index(index, op);
+  const tessera::Tensor s = to_runtime(src, op);
+  call_runtime([&] {
+    kind == Scatter::kAdd ? tessera::scatter_add_(dst, dim, idx, s)
+                          : tessera::scatter_(dst, dim, idx, s);
+  });
+}
+
+void scatter_value_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                        const c10::Scalar& value) {
+  tessera::Tensor dst = to_runtime(target, "scatter");
+  const tessera::Tensor idx = int64_index(index, "scatter");
+  const tessera::Scalar v = to_runtime_scalar(value, "scatter");
+  call_runtime([&] { tessera::scatter_(dst, dim, idx, v); });
+}
+
+// out = self, ready to be scattered or added into (out may be self itself).
+at::Tensor& prepare_scatter_out(const at::Tensor& self, at::Tensor& out) {
+  if (out.is_same(self)) return out;
+  at::native::resize_output(out, self.sizes());
+  tessera::Tensor dst = to_runtime(out, "scatter");
+  const tessera::Tensor src = to_runtime(self, "scatter");
+  call_runtime([&] { dst.copy_(src); });
+  return out;
+}
+
+template <Scatter kKind>
+at::Tensor& scatter_src_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const at::Tensor& src) {
+  const OpScope scope(self);
+  scatter_into(self, dim, index, src, kKind);
+  return self;
+}
+
+template <Scatter kKind>
+at::Tensor scatter_src(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& src) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  scatter_into(out, dim, index, src, kKind);
+  return out;
+}
+
+template <Scatter kKind>
+at::Tensor& scatter_src_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                            const at::Tensor& src, at::Tensor& out) {
+  const OpScope scope(self);
+  scatter_into(prepare_scatter_out(self, out), dim, index, src, kKind);
+  return out;
+}
+
+at::Tensor& scatter_value_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                           const c10::Scalar& value) {
+  const OpScope scope(self);
+  scatter_value_into(self, dim, index, value);
+  return self;
+}
+
+at::Tensor scatter_value(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                         const c10::Scalar& value) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  scatter_value_into(out, dim, index, value);
+  return out;
+}
+
+at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                              const c10::Scalar& value, at::Tensor& out) {
+  const OpScope scope(self);
+  scatter_value_into(prepare_scatter_out(self, out), dim, index, value);
+  return out;
+}
+
+// -- index_add, index_copy, index_fill: writes along one dim at a vector of
+// indices. Each is an index_put_ (accumulating for index_add) on a view of
+// self with that dim moved to the front; index_add is also the backward of
+// index_select.
+
+// self viewed with `dim` first (a 0-d self as a 1-element vector) and the
+// index as a non-negative int64 vector, after aten's checks.
+struct AlongDim {
+  tessera::Tensor target;  // a view of self
+  tessera::Tensor index;
+  Shape perm;              // self dims -> target dims
+  Shape source_sizes;      // what source must be: self's sizes, index.numel() at dim
+};
+
+AlongDim plan_along_dim(const char* op, const tessera::Tensor& self, int64_t dim,
+                        const tessera::Tensor& index, bool allow_negative) {
+  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": Index is supposed to be a vector, got ",
+                tessera::describe(index));
+  TESSERA_CHECK(index.dtype() == tessera::DType::kI64 || index.dtype() == tessera::DType::kI32,
+                TypeError, op, ": Expected dtype int32/int64 for index, got ",
+                tessera::describe(index));
+  const tessera::Tensor self1 = self.dim() == 0 ? self.reshape({1}) : self;
+  const int64_t d = tessera::wrap_dim(dim, self1.dim(), op);
+  AlongDim plan;
+  plan.perm = {d};
+  for (int64_t i = 0; i < self1.dim(); ++i) {
+    if (i != d) plan.perm.push_back(i);
+  }
+  plan.target = self1.permute(plan.perm);
+  plan.index = index.to(tessera::DType::kI64).reshape({-1});
+  plan.source_sizes = self1.sizes();
+  plan.source_sizes[d] = index.numel();
+  if (index.numel() > 0) {
+    const std::vector<int64_t> bounds =
+        tessera::stack({tessera::amin(plan.index), tessera::amax(plan.index)})
+            .to_vector<int64_t>();
+    const int64_t size = self1.sizes()[d];
+    const int64_t min_ok = allow_negative ? -size : 0;
+    TESSERA_CHECK(bounds[0] >= min_ok && bounds[1] < size, IndexError, op, ": index ",
+                  bounds[0] < min_ok ? bounds[0] : bounds[1], " is out of bounds for dimension ",
+                  d, " with size ", size);
+  }
+  return plan;
+}
+
+// source (self's dtype and sizes but index.numel() at dim) with dim first.
+tessera::Tensor source_dim_first(const char* op, const AlongDim& plan, const tessera::Tensor& self,
+                                 const tessera::Tensor& source) {
+  TESSERA_CHECK(source.dtype() == self.dtype(), TypeError, op, ": self ",
+                tessera::describe(self), " and source ", tessera::describe(source),
+                " must have the same scalar type");
+  const tessera::Tensor src1 = source.dim() == 0 ? source.reshape({1}) : source;
+  TESSERA_CHECK(src1.sizes() == plan.source_sizes, ValueError, op, ": source ",
+                tessera::describe(source), " should have shape ",
+                tessera::shape_to_string(plan.source_sizes), " (self ", tessera::describe(self),
+                ", ", plan.index.numel(), " indices)");
+  return src1.permute(plan.perm);
+}
+
+void index_add_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                    const at::Tensor& source, const c10::Scalar& alpha) {
+  const char* op = "index_add_";
+  const tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Tensor src = to_runtime(source, op);
+  call_runtime([&] {
+    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/false);
+    tessera::Tensor values = source_dim_first(op, plan, dst, src);
+    if (plan.index.numel() == 0) return;
+    if (!(alpha.isIntegral(false) && alpha.toLong() == 1)) {
+      // Integer tensors scale by the integer part of alpha, as aten does.
+      const tessera::Scalar scale = tessera::is_integral(dst.dtype())
+                                        ? tessera::Scalar(alpha.toLong())
+                                        : to_runtime_scalar(alpha, op);
+      values = tessera::mul(values, scale).to(dst.dtype());
+    }
+    tessera::index_put_(plan.target, {plan.index}, values, /*accumulate=*/true);
+  });
+}
+
+void index_copy_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                     const at::Tensor& source) {
+  const char* op = "index_copy_";
+  const tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Tensor src = to_runtime(source, op);
+  call_runtime([&] {
+    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/false);
+    const tessera::Tensor values = source_dim_first(op, plan, dst, src);
+    if (plan.index.numel() == 0) return;
+    tessera::index_put_(plan.target, {plan.index}, values, /*accumulate=*/false);
+  });
+}
+
+at::Tensor& index_fill_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const c10::Scalar& value) {
+  const char* op = "index_fill_";
+  const OpScope scope(self);
+  const tessera::Tensor dst = to_runtime(self, op);
+  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Scalar v = to_runtime_scalar(value, op);
+  call_runtime([&] {
+    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/true);
+    if (plan.index.numel() == 0) return;
+    Shape sizes = plan.target.sizes();
+    sizes[0] = plan.index.numel();
+    const tessera::Tensor fill =
+        tessera::full({}, v, tessera::TensorOptions(dst.dtype(), dst.device())).expand(sizes);
+    tessera::index_put_(plan.target, {plan.index}, fill, /*accumulate=*/false);
+  });
+  return self;
+}
+
+at::Tensor& index_fill_tensor_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& value) {
+  TORCH_CHECK_VALUE(value.dim() == 0, "index_fill_: only supports a 0-dimensional value tensor, "
+                    "but got tensor with ", value.dim(), " dimension(s)");
+  return index_fill_(self, dim, index, value.item());
+}
+
+at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& source, const c10::Scalar& alpha) {
+  const OpScope scope(self);
+  index_add_into(self, dim, index, source, alpha);
+  return self;
+}
+
+at::Tensor index_add(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                     const at::Tensor& source, const c10::Scalar& alpha) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  index_add_into(out, dim, index, source, alpha);
+  return out;
+}
+
+at::Tensor& index_add_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                          const at::Tensor& source, const c10::Scalar& alpha, at::Tensor& out) {
+  const OpScope scope(self);
+  index_add_into(prepare_scatter_out(self, out), dim, index, source, alpha);
+  return out;
+}
+
+at::Tensor& index_copy_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& source) {
+  const OpScope scope(self);
+  index_copy_into(self, dim, index, source);
+  return self;
+}
+
+at::Tensor index_copy(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                      const at::Tensor& source) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  index_copy_into(out, dim, index, source);
+  return out;
+}
+
+at::Tensor& index_copy_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                           const at::Tensor& source, at::Tensor& out) {
+  const OpScope scope(self);
+  index_copy_into(prepare_scatter_out(self, out), dim, index, source);
+  return out;
+}
+
+// -- Masks.
+
+at::Tensor& masked_fill_scalar_(at::Tensor& self, const at::Tensor& mask,
+                                const c10::Scalar& value) {
+  const OpScope scope(self);
+  tessera::Tensor dst = to_runtime(self, "masked_fill_");
+  const tessera::Tensor m = to_runtime(mask, "masked_fill_");
+  const tessera::Scalar v = to_runtime_scalar(value, "masked_fill_");
+  call_runtime([&] { tessera::masked_fill_(dst, m, v); });
+  return self;
+}
+
+at::Tensor& masked_fill_tensor_(at::Tensor& self, const at::Tensor& mask,
+                                const at::Tensor& value) {
+  const OpScope scope(self);
+  tessera::Tensor dst = to_runtime(self, "masked_fill_");
+  const tessera::Tensor m = to_runtime(mask, "masked_fill_");
+  const tessera::Tensor v = to_runtime(value, "masked_fill_");
+  call_runtime([&] { tessera::masked_fill_(dst, m, v); });
+  return self;
+}
+
+at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "masked_select");
+  const tessera::Tensor m = to_runtime(mask, "masked_select");
+  return to_torch(call_runtime([&] { return tessera::masked_select(src, m); }));
+}
+
+at::Tensor nonzero(const at::Tensor& self) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "nonzero");
+  return to_torch(call_runtime([&] { return tessera::nonzero(src); }));
+}
+
+// -- Sorting. Always stable (a valid answer to stable=False too): ties keep
+// their input order, as on CPU, so indices agree with torch's CPU results.
+
+std::tuple<at::Tensor, at::Tensor> sort(const at::Tensor& self, std::optional<bool> /*stable*/,
+                                        int64_t dim, bool descending) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "sort");
+  auto [values, indices] =
+      call_runtime([&] { return tessera::sort(src, dim, descending, /*stable=*/true); });
+  return {to_torch(values), to_torch(indices)};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> sort_out(const at::Tensor& self,
+                                              std::optional<bool> /*stable*/,
+                                              int64_t dim, bool descending, at::Tensor& values,
+                                              at::Tensor& indices) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "sort");
+  auto [v, i] = call_runtime([&] { return tessera::sort(src, dim, descending, true); });
+  write_out(values, v);
+  write_out(indices, i);
+  return {values, indices};
+}
+
+std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, int64_t k, int64_t dim,
+                                        bool largest, bool sorted) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "topk");
+  auto [values, indices] =
+      call_runtime([&] { return tessera::topk(src, k, dim, largest, sorted); });
+  return {to_torch(values), to_torch(indices)};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> topk_out(const at::Tensor& self, int64_t k, int64_t dim,
+                                              bool largest, bool sorted, at::Tensor& values,
+                                              at::Tensor& indices) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "topk");
+  auto [v, i] = call_runtime([&] { return tessera::topk(src, k, dim, largest, sorted); });
+  write_out(values, v);
+  write_out(indices, i);
+  return {values, indices};
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("index_select", TORCH_FN(index_select));
+  m.impl("index_select.out", TORCH_FN(index_select_out));
+  m.impl("gather", TORCH_FN(gather));
+  m.impl("gather.out", TORCH_FN(gather_out));
+  m.impl("scatter.src", TORCH_FN(scatter_src<Scatter::kSrc>));
+  m.impl("scatter_.src", TORCH_FN(scatter_src_<Scatter::kSrc>));
+  m.impl("scatter.src_out", TORCH_FN(scatter_src_out<Scatter::kSrc>));
+  m.impl("scatter.value", TORCH_FN(scatter_value));
+  m.impl("scatter_.value", TORCH_FN(scatter_value_));
+  m.impl("scatter.value_out", TORCH_FN(scatter_value_out));
+  m.impl("scatter_add", TORCH_FN(scatter_src<Scatter::kAdd>));
+  m.impl("scatter_add_", TORCH_FN(scatter_src_<Scatter::kAdd>));
+  m.impl("scatter_add.out", TORCH_FN(scatter_src_out<Scatter::kAdd>));
+  m.impl("index_add_", TORCH_FN(index_add_));
+  m.impl("index_add", TORCH_FN(index_add));
+  m.impl("index_add.out", TORCH_FN(index_add_out));
+  m.impl("index_copy_", TORCH_FN(index_copy_));
+  m.impl("index_copy", TORCH_FN(index_copy));
+  m.impl("index_copy.out", TORCH_FN(index_copy_out));
+  m.impl("index_fill_.int_Scalar", TORCH_FN(index_fill_));
+  m.impl("index_fill_.int_Tensor", TORCH_FN(index_fill_tensor_));
+  m.impl("masked_fill_.Scalar", TORCH_FN(masked_fill_scalar_));
+  m.impl("masked_fill_.Tensor", TORCH_FN(masked_fill_tensor_));
+  m.impl("masked_select", TORCH_FN(masked_select));
+  m.impl("nonzero", TORCH_FN(nonzero));
+  m.impl("sort.stable", TORCH_FN(sort));
+  m.impl("sort.values_stable", TORCH_FN(sort_out));
+  m.impl("topk", TORCH_FN(topk));
+  m.impl("topk.values", TORCH_FN(topk_out));
+}
+
+}  // namespace
+}  // namespace torch_tessera
