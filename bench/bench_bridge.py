@@ -154,7 +154,7 @@ def markdown(rows, header):
             out.append(f"| {r['benchmark']} | {r['shape']} | - | - | - | - | - | {r['goal']} | ERROR |")
             continue
         out.append(f"| {r['benchmark']} | {r['shape']} | {r['measure']} | {r['tessera']:.2f} | "
-                   f"{r['torch']:.2f} | {r['ratio']:.2f} | {r['ratio_best']:.2f} | {r['goal']} | "
+                   f"{r['torch']:.2f} | {r['ratio']:.3f} | {r['ratio_best']:.3f} | {r['goal']} | "
                    f"{'met' if r['met'] else 'MISS'} |")
     out.append("")
     for r in rows:
