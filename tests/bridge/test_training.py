@@ -58,7 +58,7 @@ def seeded(factory):
     return factory()
 
 
-def train(model, make_optimizer, batches, device):
+def train(model, make_optimizer, batches, device, clip_norm=None):
     """Trains `model` (already on `device`) on `batches`; the loss curve on CPU."""
     optimizer = make_optimizer(model.parameters())
     losses = []
@@ -66,19 +66,21 @@ def train(model, make_optimizer, batches, device):
         optimizer.zero_grad()
         loss = F.cross_entropy(model(x.to(device)), y.to(device))
         loss.backward()
+        if clip_norm is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), clip_norm)
         optimizer.step()
         losses.append(loss.detach().to("cpu"))
     return torch.stack(losses)
 
 
-def assert_same_training(model_factory, make_optimizer, batches, device):
+def assert_same_training(model_factory, make_optimizer, batches, device, clip_norm=None):
     cpu_model = seeded(model_factory)
     tessera_model = copy.deepcopy(cpu_model).to(device)
     for p in tessera_model.parameters():
         assert p.device == device
 
-    cpu_losses = train(cpu_model, make_optimizer, batches, "cpu")
-    tessera_losses = train(tessera_model, make_optimizer, batches, device)
+    cpu_losses = train(cpu_model, make_optimizer, batches, "cpu", clip_norm)
+    tessera_losses = train(tessera_model, make_optimizer, batches, device, clip_norm)
 
     # The loss must actually move, or matching curves would prove little.
     assert cpu_losses[-1] < cpu_losses[0]
@@ -117,6 +119,15 @@ FOREACH = {"default": None, "foreach": True, "for_loop": False}
 @pytest.mark.parametrize("optimizer", OPTIMIZERS.keys())
 def test_mlp_training_matches_cpu(tessera, optimizer, foreach):
     assert_same_training(make_mlp, OPTIMIZERS[optimizer](FOREACH[foreach]), mlp_batches(), tessera)
+
+
+@pytest.mark.parametrize("foreach", FOREACH.keys())
+def test_mlp_training_with_grad_clipping_matches_cpu(tessera, foreach):
+    # clip_grad_norm_ takes the foreach path (_foreach_norm, _foreach_mul_)
+    # on tessera; the gradient norms of this run are about 0.5, so a max
+    # norm of 0.1 clips on every step.
+    assert_same_training(make_mlp, OPTIMIZERS["sgd_momentum"](FOREACH[foreach]), mlp_batches(),
+                         tessera, clip_norm=0.1)
 
 
 @pytest.mark.parametrize("optimizer", ["sgd_momentum", "adam", "adamw"])
