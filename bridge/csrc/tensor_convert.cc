@@ -13,6 +13,57 @@ namespace {
 
 tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
 
+// Every tensor argument of every kernel comes through here, so this is the
+// bridge's per-op cost. Tensor::from_storage validates a layout from
+// scratch (sign and overflow checks on every size and stride) and then
+// recomputes numel and contiguity; for a torch tensor most of that is
+// already known. This keeps the one check that protects memory, that the
+// layout lies within the storage (torch lets a storage shrink under a live
+// tensor: untyped_storage().resize_(0)), computes numel and contiguity in
+// the same pass with TensorImpl::refresh's rule, and fills the runtime
+// TensorImpl directly. Anything unusual (negative strides, overflow, a
+// layout past the storage) returns nullopt, and from_storage then reports
+// it with the runtime's own message.
+std::optional<tessera::Tensor> wrap_fast(const tessera::StoragePtr& storage, tessera::DType dtype,
+                                         const c10::TensorImpl& t) {
+  const c10::IntArrayRef sizes = t.sizes();
+  const c10::IntArrayRef strides = t.strides();
+  const int64_t offset = t.storage_offset();
+  if (offset < 0 || sizes.size() != strides.size()) return std::nullopt;
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0 || strides[d] < 0) return std::nullopt;
+    empty = empty || sizes[d] == 0;
+  }
+  int64_t numel = 1;
+  bool contiguous = true;  // PyTorch's rule: size-1 dims may have any stride
+  if (empty) {
+    numel = 0;  // holds no element, needs no memory, counts as contiguous
+  } else {
+    int64_t last = offset;  // largest element offset the layout reaches
+    for (size_t d = sizes.size(); d-- > 0;) {
+      int64_t reach;
+      if (sizes[d] != 1 && strides[d] != numel) contiguous = false;
+      if (__builtin_mul_overflow(numel, sizes[d], &numel) ||
+          __builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
+          __builtin_add_overflow(last, reach, &last)) {
+        return std::nullopt;
+      }
+    }
+    const uint64_t elements = static_cast<uint64_t>(last) + 1;
+    if (elements > storage->nbytes() / tessera::itemsize(dtype)) return std::nullopt;
+  }
+  auto impl = std::make_shared<tessera::TensorImpl>();
+  impl->storage = storage;
+  impl->storage_offset = offset;
+  impl->sizes.assign(sizes.begin(), sizes.end());
+  impl->strides.assign(strides.begin(), strides.end());
+  impl->dtype = dtype;
+  impl->numel = numel;
+  impl->is_contiguous = contiguous;
+  return tessera::Tensor(std::move(impl));
+}
+
 }  // namespace
 
 tessera::DType to_runtime_dtype(c10::ScalarType type, const char* op) {
@@ -90,6 +141,9 @@ tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
   const tessera::StoragePtr* runtime = runtime_storage(storage.data_ptr());
   TORCH_CHECK(runtime != nullptr, op, ": tessera tensor whose memory the tessera allocator did "
               "not provide");
+  if (std::optional<tessera::Tensor> fast = wrap_fast(*runtime, dtype, *t.unsafeGetTensorImpl())) {
+    return *std::move(fast);
+  }
   tessera::Tensor out;
   TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
                                *runtime, dtype, to_shape(t.sizes()), to_shape(t.strides()),

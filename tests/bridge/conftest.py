@@ -22,3 +22,24 @@ def tessera():
 def _reset_fallback_stats():
     torch_tessera.reset_fallback_stats()
     yield
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Totals of the OpInfo comparison (test_opinfo.py), per op and dtype
+    case, and the cases that failed or are expected to fail."""
+    outcomes = {}
+    for outcome in ("passed", "skipped", "failed", "xfailed", "xpassed"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid = getattr(report, "nodeid", "")
+            if "test_opinfo.py::" in nodeid and getattr(report, "when", "call") in ("call", "setup"):
+                outcomes.setdefault(outcome, []).append(nodeid.rsplit("::", 1)[-1])
+    if not outcomes:
+        return
+    counts = {k: len(v) for k, v in outcomes.items()}
+    terminalreporter.write_sep("=", "tessera OpInfo vs CPU")
+    terminalreporter.write_line(
+        "op/dtype cases: pass=%d skip=%d fail=%d xfail=%d xpass=%d"
+        % tuple(counts.get(k, 0) for k in ("passed", "skipped", "failed", "xfailed", "xpassed")))
+    for outcome in ("failed", "xfailed", "xpassed"):
+        for name in sorted(outcomes.get(outcome, [])):
+            terminalreporter.write_line(f"  {outcome}: {name}")
