@@ -7,16 +7,14 @@ namespace torch_tessera {
 void rethrow_as_c10(const tessera::Error& e) {
   const std::string message = e.what();
   switch (e.kind()) {
-    case tessera::ErrorKind::kValue:
-      C10_THROW_ERROR(ValueError, message);
-    case tessera::ErrorKind::kType:
-      C10_THROW_ERROR(TypeError, message);
     case tessera::ErrorKind::kIndex:
       C10_THROW_ERROR(IndexError, message);
     case tessera::ErrorKind::kOutOfMemory:
       C10_THROW_ERROR(OutOfMemoryError, message);
     case tessera::ErrorKind::kNotImplemented:
       C10_THROW_ERROR(NotImplementedError, message);
+    case tessera::ErrorKind::kValue:
+    case tessera::ErrorKind::kType:
     case tessera::ErrorKind::kDevice:
       break;
   }

@@ -1,6 +1,9 @@
-// Runtime errors become the c10 error of the same kind, which PyTorch's
-// Python layer raises as ValueError, TypeError, IndexError,
-// torch.OutOfMemoryError, NotImplementedError or RuntimeError.
+// Runtime errors become the c10 errors PyTorch itself raises for the same
+// faults, so code written against PyTorch catches them: index errors ->
+// IndexError, out of memory -> torch.OutOfMemoryError, no kernel ->
+// NotImplementedError, and wrong values, dtypes and devices -> RuntimeError
+// (PyTorch's TORCH_CHECK; the runtime's own Python bindings keep the finer
+// ValueError/TypeError split). The message is the runtime's, unchanged.
 #pragma once
 
 #include "runtime/core/error.h"

@@ -130,8 +130,10 @@ tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
   if (!t.defined()) return tessera::Tensor();
   if (!t.device().is_privateuseone()) {
     TORCH_CHECK(t.device().is_cpu() && t.dim() == 0, op,
-                ": expected all tensors on a tessera device, but got one on ", t.device(),
-                " (", t.sizes(), ", ", t.scalar_type(), ")");
+                ": Expected all tensors to be on the same device, but found at least two "
+                "devices, tessera:", static_cast<int>(current_device()), " and ", t.device(),
+                " (a tensor of shape ", t.sizes(), " and dtype ", t.scalar_type(),
+                "; only 0-d CPU tensors mix with tessera ones)");
     return borrow_host(t);
   }
   TORCH_CHECK(t.layout() == c10::kStrided, op, ": tessera supports strided tensors only, got ",

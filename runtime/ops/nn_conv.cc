@@ -59,8 +59,8 @@ Shape conv_out_sizes(const char* op, const Tensor& input, const Tensor& weight,
 
 void check_tensors(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
   nn_detail::check_same_device(op, input, weight);
-  TESSERA_CHECK(is_floating(input.dtype()), TypeError, op,
-                ": only floating dtypes are supported, got ", describe(input));
+  TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op,
+                ": bool inputs are not supported, got ", describe(input));
   TESSERA_CHECK(input.dtype() == weight.dtype(), TypeError, op,
                 ": input and weight must have the same dtype, got ", describe(input), " and ",
                 describe(weight));
@@ -84,6 +84,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
                 shape_to_string(input.sizes()));
   check_tensors(op, input, weight, bias);
   const ConvParams p = check_params(op, stride, padding, dilation, groups);
+  if (!is_floating(input.dtype())) {
+    // Integer convolutions (PyTorch's CPU has them) run in float64 and are
+    // exact while every partial sum stays below 2^53; beyond that PyTorch
+    // wraps around and this rounds.
+    const Tensor b64 = bias.defined() ? bias.to(DType::kF64) : Tensor();
+    return conv2d(input.to(DType::kF64), weight.to(DType::kF64), b64, stride, padding, dilation,
+                  groups)
+        .to(input.dtype());
+  }
   const bool batched = input.dim() == 4;
   Tensor in4 = batched ? input : input.unsqueeze(0);
   Shape out_sizes = conv_out_sizes(op, in4, weight, p, groups);

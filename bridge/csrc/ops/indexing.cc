@@ -20,7 +20,12 @@ using tessera::Shape;
 // int32 ones.
 tessera::Tensor int64_index(const at::Tensor& index, const char* op) {
   const tessera::Tensor idx = to_runtime(index, op);
-  if (!idx.defined() || idx.dtype() != tessera::DType::kI32) return idx;
+  if (!idx.defined() || idx.dtype() == tessera::DType::kI64) return idx;
+  // An empty index selects nothing, whatever its integer dtype (aten
+  // accepts, e.g., an empty uint8 one).
+  const bool empty_integral = idx.numel() == 0 && !tessera::is_floating(idx.dtype()) &&
+                              idx.dtype() != tessera::DType::kBool;
+  if (idx.dtype() != tessera::DType::kI32 && !empty_integral) return idx;
   return call_runtime([&] { return idx.to(tessera::DType::kI64); });
 }
 
@@ -44,6 +49,12 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tens
 at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                   bool /*sparse_grad*/) {
   const OpScope scope(self);
+  if (index.numel() == 0 && index.dim() != self.dim()) {
+    // aten gathers nothing into an empty result of the index's shape
+    // without comparing ranks; the runtime insists on equal ranks.
+    c10::maybe_wrap_dim(dim, self.dim());
+    return at::empty(index.sizes(), self.options());
+  }
   const tessera::Tensor src = to_runtime(self, "gather");
   const tessera::Tensor idx = int64_index(index, "gather");
   return to_torch(call_runtime([&] { return tessera::gather(src, dim, idx); }));

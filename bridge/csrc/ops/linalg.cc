@@ -10,20 +10,6 @@
 namespace torch_tessera {
 namespace {
 
-template <typename F>
-at::Tensor fresh(F&& fn) {
-  return to_torch(call_runtime(std::forward<F>(fn)));
-}
-
-// For the out= forms that use this, aten takes no cast: out must already have the
-// result's dtype. (A candidate for op_helpers.h.)
-at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
-  const c10::ScalarType expected = to_torch_dtype(result.dtype());
-  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
-              ", but got ", out.scalar_type(), " instead");
-  return write_out(out, result);
-}
-
 // -- mm / bmm ------------------------------------------------------------------------
 
 at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {

@@ -35,15 +35,6 @@ at::Tensor to_torch_or_undefined(const tessera::Tensor& t) {
   return t.defined() ? to_torch(t) : at::Tensor();
 }
 
-// For the out= forms that use this, aten takes no cast: out must already have the
-// result's dtype. (A candidate for op_helpers.h.)
-at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
-  const c10::ScalarType expected = to_torch_dtype(result.dtype());
-  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
-              ", but got ", out.scalar_type(), " instead");
-  return write_out(out, result);
-}
-
 // -- convolution ----------------------------------------------------------------------
 
 struct ConvArgs {

@@ -44,15 +44,6 @@ Triple to_torch_triple(const std::tuple<tessera::Tensor, tessera::Tensor, tesser
           to_torch_or_undefined(std::get<2>(r))};
 }
 
-// For the out= forms that use this, aten takes no cast: out must already have the
-// result's dtype. (A candidate for op_helpers.h.)
-at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
-  const c10::ScalarType expected = to_torch_dtype(result.dtype());
-  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
-              ", but got ", out.scalar_type(), " instead");
-  return write_out(out, result);
-}
-
 // -- softmax / log_softmax -------------------------------------------------------
 
 // half_to_float: a float16 input gives a float32 result (CUDA's fused

@@ -66,4 +66,19 @@ inline at::Tensor& write_out(at::Tensor& out, const tessera::Tensor& result) {
   return out;
 }
 
+// Runs a runtime op that produces one new tensor and wraps it.
+template <typename F>
+at::Tensor fresh(F&& fn) {
+  return to_torch(call_runtime(std::forward<F>(fn)));
+}
+
+// out= for the ops where aten takes no cast: out must already have the
+// result's dtype; then as write_out.
+inline at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
+  const c10::ScalarType expected = to_torch_dtype(result.dtype());
+  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
+              ", but got ", out.scalar_type(), " instead");
+  return write_out(out, result);
+}
+
 }  // namespace torch_tessera

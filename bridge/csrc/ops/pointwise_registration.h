@@ -58,7 +58,7 @@ inline void check_device_mix(const char* op, const at::Tensor& a, const at::Tens
   if (!a.defined() || !b.defined() || a.device() == b.device()) return;
   const auto joins = [](const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; };
   if (joins(a) || joins(b)) return;
-  TORCH_CHECK(false, op, ": expected all tensors to be on the same device, but found at least "
+  TORCH_CHECK(false, op, ": Expected all tensors to be on the same device, but found at least "
               "two devices, ", a.device(), " and ", b.device(), " (", a.sizes(), " and ",
               b.sizes(), ")");
 }

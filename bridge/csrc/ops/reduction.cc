@@ -46,21 +46,6 @@ double to_correction(const std::optional<c10::Scalar>& correction) {
   return correction.has_value() ? correction->toDouble() : 1.0;
 }
 
-// For the out= forms that use this, aten takes no cast: out must already have the
-// result's dtype. (A candidate for op_helpers.h.)
-at::Tensor& write_out_exact(at::Tensor& out, const tessera::Tensor& result) {
-  const c10::ScalarType expected = to_torch_dtype(result.dtype());
-  TORCH_CHECK(out.scalar_type() == expected, "Expected out tensor to have dtype ", expected,
-              ", but got ", out.scalar_type(), " instead");
-  return write_out(out, result);
-}
-
-// Runs a runtime op producing one new tensor.
-template <typename F>
-at::Tensor fresh(F&& fn) {
-  return to_torch(call_runtime(std::forward<F>(fn)));
-}
-
 template <typename F>
 std::tuple<at::Tensor, at::Tensor> fresh_pair(F&& fn) {
   auto [a, b] = call_runtime(std::forward<F>(fn));
