@@ -18,6 +18,9 @@ def _autoload():
     """
 
 
+import atexit  # noqa: E402
+import time  # noqa: E402
+
 import torch  # noqa: E402
 
 from . import _C  # noqa: F401  (registers everything C++ side)
@@ -43,6 +46,22 @@ def _register():
 
 
 _register()
+
+
+def _release_gil_before_exit():
+    """Lets autograd's tessera device thread finish before finalization.
+
+    After a backward, that thread may still hold the last reference to the
+    finished graph task, whose destructor takes the GIL to drop a Python
+    object. If it gets the GIL only after interpreter finalization has
+    begun, Python ends the thread inside that destructor and the process
+    aborts ("terminate called without an active exception"). Sleeping
+    releases the GIL while the interpreter is still whole.
+    """
+    time.sleep(0.02)
+
+
+atexit.register(_release_gil_before_exit)
 
 
 def fallback_stats():
