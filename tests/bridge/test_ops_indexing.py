@@ -15,6 +15,9 @@ import torch.nn.functional as F
 import torch_tessera
 from torch.testing import assert_close
 
+from bridge_testing import assert_fallback_at_most, assert_no_fallback
+from bridge_testing import random_tensor as sample
+
 ALL_DTYPES = [
     torch.float32, torch.float64, torch.float16, torch.bfloat16,
     torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
@@ -36,23 +39,10 @@ FAMILY_OPS = {
 FILL_OPS = {"aten::fill_.Scalar", "aten::zero_"}
 
 
-def assert_no_fallback():
-    assert torch_tessera.fallback_stats() == {}
 
 
-def assert_fallback_at_most(allowed):
-    extra = set(torch_tessera.fallback_stats()) - set(allowed)
-    assert not extra, f"unexpected CPU fallback for {sorted(extra)}"
 
 
-def sample(shape, dtype, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    if dtype == torch.bool:
-        return torch.rand(shape, generator=g) > 0.5
-    if dtype.is_floating_point:
-        return (torch.randn(shape, generator=g) * 4).to(dtype)
-    low = 0 if dtype == torch.uint8 else -50
-    return torch.randint(low, 50, shape, generator=g).to(dtype)
 
 
 def distinct(shape, dtype, seed=0):

@@ -8,6 +8,7 @@ fallback."""
 import pytest
 import torch
 import torch_tessera
+from bridge_testing import to_dev
 
 FLOAT_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INT_DTYPES = [torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64]
@@ -25,12 +26,6 @@ def make(shape, dtype, low=-4.0, high=4.0, seed=0):
     return torch.randint(lo, int(high) + 1, shape, generator=g).to(dtype)
 
 
-def to_dev(x, dev):
-    if isinstance(x, torch.Tensor):
-        return x.to(dev)
-    if isinstance(x, (list, tuple)):
-        return type(x)(to_dev(v, dev) for v in x)
-    return x
 
 
 def to_cpu(x):

@@ -13,6 +13,7 @@ import torch
 from torch.testing import assert_close
 
 import torch_tessera
+from bridge_testing import to_dev
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INTS = [torch.int32, torch.int64, torch.uint8, torch.int16]
@@ -35,12 +36,6 @@ def make(shape, dtype, seed=0):
     return torch.randint(0, 5, shape, generator=g).to(dtype)
 
 
-def to_dev(x, dev):
-    if isinstance(x, torch.Tensor):
-        return x.to(dev)
-    if isinstance(x, (list, tuple)):
-        return type(x)(to_dev(v, dev) for v in x)
-    return x
 
 
 def assert_native(*ops):

@@ -1,0 +1,36 @@
+"""Helpers shared by the bridge's op tests."""
+
+import torch
+import torch_tessera
+
+
+def assert_no_fallback():
+    """No aten op ran through the CPU fallback since the test began."""
+    assert torch_tessera.fallback_stats() == {}
+
+
+def assert_fallback_at_most(allowed):
+    """Only ops in `allowed` ran through the CPU fallback."""
+    extra = set(torch_tessera.fallback_stats()) - set(allowed)
+    assert not extra, f"unexpected CPU fallback for {sorted(extra)}"
+
+
+def random_tensor(shape, dtype, seed=0):
+    """Reproducible values of every dtype: normal floats spread to about
+    +-10, integers in [-50, 50) ([0, 50) for uint8), bools half true."""
+    g = torch.Generator().manual_seed(seed)
+    if dtype == torch.bool:
+        return torch.rand(shape, generator=g) > 0.5
+    if dtype.is_floating_point:
+        return (torch.randn(shape, generator=g) * 4).to(dtype)
+    low = 0 if dtype == torch.uint8 else -50
+    return torch.randint(low, 50, shape, generator=g).to(dtype)
+
+
+def to_dev(x, dev):
+    """x with its tensors (also inside lists and tuples) moved to dev."""
+    if isinstance(x, torch.Tensor):
+        return x.to(dev)
+    if isinstance(x, (list, tuple)):
+        return type(x)(to_dev(v, dev) for v in x)
+    return x
