@@ -46,7 +46,7 @@ def main():
     print(f"tessera devices: {torch.tessera.device_count()}")
     for i in range(torch.tessera.device_count()):
         props = torch.tessera.get_device_properties(i)
-        print(f"  tessera:{i} = runtime {props['runtime_device']}: {props['name']}")
+        print(f"  tessera:{i} = runtime {props.runtime_device}: {props.name}")
 
     ref_losses, ref_s = train(copy.deepcopy(model), x, y, "cpu", steps)
     ts_losses, ts_s = train(copy.deepcopy(model), x, y, "tessera", steps)
