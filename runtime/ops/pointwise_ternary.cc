@@ -95,6 +95,17 @@ Tensor lerp_scalar_value(const Tensor& start, const Tensor& end, Scalar weight, 
                 dtype_name(start.dtype()), " for `end` but got ", describe(end));
   TESSERA_CHECK(is_floating(start.dtype()), TypeError, "lerp: needs floating dtypes, got ",
                 describe(start));
+  if (start.dtype() == DType::kF16 || start.dtype() == DType::kBF16) {
+    // PyTorch keeps a Scalar weight and the arithmetic in float32 for 16-bit
+    // floats and rounds once; a weight rounded to float16 (0.4 -> 0.39990)
+    // would shift results.
+    const Shape shape = broadcast_shapes(start.sizes(), end.sizes(), "lerp");
+    return pointwise::deliver_value(
+        "lerp", target, shape, start.dtype(), start.device(), {&start, &end}, [&](Tensor& dst) {
+          dst.copy_(lerp_scalar_value(start.to(DType::kF32), end.to(DType::kF32), weight,
+                                      pointwise::functional()));
+        });
+  }
   Tensor w = pointwise::scalar_tensor(weight, start.dtype(), start.device());
   return ternary_value(TernaryOp::kLerp, start, end, w, start.dtype(), 0, target);
 }

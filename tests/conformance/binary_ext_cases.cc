@@ -17,6 +17,33 @@ constexpr double kSqrt2OverPi = 0.79788456080286535588;
 
 double floor_div_ref(double a, double b) { return std::floor(a / b); }
 double trunc_div_ref(double a, double b) { return std::trunc(a / b); }
+
+// PyTorch's floor division of floats (from fmod, so that it agrees with
+// remainder), each step rounded to dtype t as its CPU computes them.
+double floor_div_float_ref(double a, double b, DType t) {
+  auto r = [t](double v) { return round_to_dtype(v, t); };
+  if (b == 0) return r(a / b);
+  const double mod = r(std::fmod(a, b));
+  double div = r(r(a - mod) / b);
+  if (mod != 0 && ((b < 0) != (mod < 0))) div = r(div - 1);
+  if (div == 0) return std::copysign(0.0, r(a / b));
+  double q = std::floor(div);
+  if (r(div - q) > 0.5) q = r(q + 1);
+  return q;
+}
+
+// Floor division with the float formula for floating dtypes.
+OpCase floor_division_case(std::function<Tensor(const Tensor&, const Tensor&)> op) {
+  OpCase c = binary_case(numeric_dtypes(), std::move(op), floor_div_ref, same, -9.0, 9.0, false,
+                         true);
+  c.reference = [](const Sample& s) {
+    const DType t = s.inputs[0].dtype();
+    return std::vector<Expected>{map_reference(s.inputs, t, [t](const std::vector<double>& v) {
+      return is_floating(t) ? floor_div_float_ref(v[0], v[1], t) : floor_div_ref(v[0], v[1]);
+    })};
+  };
+  return c;
+}
 double remainder_ref(double a, double b) {
   double r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
@@ -43,25 +70,21 @@ OpCase integral_pow_case() {
 }  // namespace
 
 TESSERA_CONFORMANCE_OP("floor_divide") {
-  return binary_case(numeric_no_bool(), [](const Tensor& a, const Tensor& b) { return floor_divide(a, b); },
-                     floor_div_ref, same, -9.0, 9.0, false, true);
+  return floor_division_case([](const Tensor& a, const Tensor& b) { return floor_divide(a, b); });
 }
 TESSERA_CONFORMANCE_OP("div rounding_mode floor") {
-  return binary_case(numeric_no_bool(),
-                     [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); },
-                     floor_div_ref, same, -9.0, 9.0, false, true);
+  return floor_division_case([](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); });
 }
 TESSERA_CONFORMANCE_OP("div rounding_mode trunc") {
   OpCase c = binary_case(numeric_no_bool(),
                          [](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); },
                          trunc_div_ref, same, -9.0, 9.0, false, true);
-  // trunc(a / b) with the quotient rounded as PyTorch computes it (in float
-  // for f32/f16/bf16): a quotient just below an integer may round up to it.
+  // trunc(a / b) with the quotient rounded to the dtype first, as PyTorch
+  // computes it: a quotient just below an integer may round up to it.
   c.reference = [](const Sample& s) {
     const DType t = s.inputs[0].dtype();
-    const bool in_float = t == DType::kF32 || t == DType::kF16 || t == DType::kBF16;
-    return std::vector<Expected>{map_reference(s.inputs, t, [in_float](const std::vector<double>& v) {
-      if (in_float) return std::trunc(static_cast<double>(static_cast<float>(v[0]) / static_cast<float>(v[1])));
+    return std::vector<Expected>{map_reference(s.inputs, t, [t](const std::vector<double>& v) {
+      if (is_floating(t)) return std::trunc(round_to_dtype(v[0] / v[1], t));
       return trunc_div_ref(v[0], v[1]);
     })};
   };
@@ -261,7 +284,7 @@ TESSERA_CONFORMANCE_OP("pow_ in place") {
                     [](Tensor& dst, const std::vector<Tensor>& in) { pow_(dst, in[1]); }, same);
 }
 TESSERA_CONFORMANCE_OP("div_out rounding_mode floor") {
-  return variant_of(binary_case(numeric_no_bool(), nullptr, floor_div_ref, same, -9, 9, false, true),
+  return variant_of(floor_division_case(nullptr),
                     Variant::kOut,
                     [](Tensor& dst, const std::vector<Tensor>& in) { div_out(dst, in[0], in[1], "floor"); },
                     same);

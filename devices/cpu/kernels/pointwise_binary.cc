@@ -26,17 +26,32 @@ constexpr double kInvSqrt2Pi = 0.39894228040143267794;  // 1 / sqrt(2 pi)
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kGeluCubic = 0.044715;
 
+// A float intermediate rounded to the storage type T's precision: PyTorch's
+// CPU computes the rounding divisions of 16-bit floats step by step in the
+// storage type, and rounding the quotient before truncating it changes
+// results (10.32 / 0.4915 is 20.998: 21 in float16, so trunc gives 21).
+template <typename T, typename C>
+C in_storage_precision(C v) {
+  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+    return static_cast<C>(static_cast<T>(v));
+  } else {
+    return v;
+  }
+}
+
 // Python's floor division for floating values: the quotient rounded down,
 // computed from fmod so that it agrees with remainder (a == q * b + r).
-template <typename C>
+// Each step is rounded to T's precision, as above.
+template <typename T, typename C>
 C floor_div_float(C a, C b) {
-  if (b == C(0)) return a / b;
-  const C mod = std::fmod(a, b);
-  C div = (a - mod) / b;
-  if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div -= C(1);
-  if (div == C(0)) return std::copysign(C(0), a / b);
+  auto r = [](C v) { return in_storage_precision<T>(v); };
+  if (b == C(0)) return r(a / b);
+  const C mod = r(std::fmod(a, b));
+  C div = r(r(a - mod) / b);
+  if (mod != C(0) && ((b < C(0)) != (mod < C(0)))) div = r(div - C(1));
+  if (div == C(0)) return std::copysign(C(0), r(a / b));
   C q = std::floor(div);
-  if (div - q > C(0.5)) q += C(1);  // (a - mod) / b may land just below an integer
+  if (r(div - q) > C(0.5)) q = r(q + C(1));  // (a - mod) / b may land just below an integer
   return q;
 }
 
@@ -106,8 +121,10 @@ bool float_binary(Op op, Tensor& out, const Tensor& a, const Tensor& b, const Sc
   using C = compute_t<T>;
   const char* n = "pointwise_binary";
   switch (op) {
-    case Op::kDivTrunc: map2<T, T>(out, a, b, [](C x, C y) { return std::trunc(x / y); }, n); return true;
-    case Op::kDivFloor: map2<T, T>(out, a, b, [](C x, C y) { return floor_div_float(x, y); }, n); return true;
+    case Op::kDivTrunc:
+      map2<T, T>(out, a, b, [](C x, C y) { return std::trunc(in_storage_precision<T>(x / y)); }, n);
+      return true;
+    case Op::kDivFloor: map2<T, T>(out, a, b, [](C x, C y) { return floor_div_float<T>(x, y); }, n); return true;
     case Op::kRemainder: map2<T, T>(out, a, b, [](C x, C y) { return remainder_float(x, y); }, n); return true;
     case Op::kPow: map2<T, T>(out, a, b, [](C x, C y) { return std::pow(x, y); }, n); return true;
     case Op::kMaximum: map2<T, T>(out, a, b, [](C x, C y) { return nan_max(x, y); }, n); return true;
