@@ -1,5 +1,7 @@
 #include "devices/vulkan/compute_pipelines.h"
 
+#include <vector>
+
 #include "devices/vulkan/spirv_registry.h"
 #include "devices/vulkan/vulkan_check.h"
 #include "runtime/core/error.h"
@@ -27,9 +29,12 @@ ComputePipelines::~ComputePipelines() {
   vkDestroyPipelineLayout(device_, layout_, nullptr);
 }
 
-VkPipeline ComputePipelines::get(std::string_view shader) {
+VkPipeline ComputePipelines::get(std::string_view shader,
+                                 std::initializer_list<uint32_t> constants) {
+  std::string key(shader);
+  for (uint32_t c : constants) key += "/" + std::to_string(c);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = pipelines_.find(shader); it != pipelines_.end()) return it->second;
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
 
   std::span<const uint32_t> spirv = find_spirv(shader);
   TESSERA_CHECK(!spirv.empty(), DeviceError, "vulkan: no shader named '", shader,
@@ -40,8 +45,14 @@ VkPipeline ComputePipelines::get(std::string_view shader) {
   VkShaderModule module = VK_NULL_HANDLE;
   check_vk(vkCreateShaderModule(device_, &module_info, nullptr, &module), "vkCreateShaderModule");
 
-  VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
-  VkSpecializationInfo specialization{1, &entry, sizeof(uint32_t), &workgroup_size_};
+  std::vector<uint32_t> values{workgroup_size_};
+  values.insert(values.end(), constants.begin(), constants.end());
+  std::vector<VkSpecializationMapEntry> entries;
+  for (uint32_t i = 0; i < values.size(); ++i) {
+    entries.push_back(VkSpecializationMapEntry{i, i * 4u, sizeof(uint32_t)});
+  }
+  VkSpecializationInfo specialization{static_cast<uint32_t>(entries.size()), entries.data(),
+                                      values.size() * sizeof(uint32_t), values.data()};
   VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -54,7 +65,7 @@ VkPipeline ComputePipelines::get(std::string_view shader) {
   // The pipeline keeps what it needs; the module can go either way.
   vkDestroyShaderModule(device_, module, nullptr);
   check_vk(r, "vkCreateComputePipelines (shader " + std::string(shader) + ")");
-  pipelines_.emplace(std::string(shader), pipeline);
+  pipelines_.emplace(std::move(key), pipeline);
   return pipeline;
 }
 

@@ -3,10 +3,14 @@
 // Every shader takes its arguments as push constants (addresses, sizes,
 // strides; at most 128 bytes, lavapipe's limit) and has no descriptor
 // sets, so one pipeline layout serves them all. The work-group size is a
-// specialization constant (constant_id 0), chosen here per device.
+// specialization constant (constant_id 0), chosen here per device; a
+// shader's other specialization constants (constant_id 1, 2, ...: element
+// kinds, the operator) make one pipeline per combination, so the driver
+// compiles straight-line code instead of branching per element.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,9 +34,10 @@ class ComputePipelines {
   VkPipelineLayout layout() const { return layout_; }
   uint32_t workgroup_size() const { return workgroup_size_; }
 
-  // The pipeline of shaders/<shader>.comp; DeviceError if there is no such
+  // The pipeline of shaders/<shader>.comp with `constants` as its
+  // specialization constants 1, 2, ...; DeviceError if there is no such
   // shader or the driver cannot build it.
-  VkPipeline get(std::string_view shader);
+  VkPipeline get(std::string_view shader, std::initializer_list<uint32_t> constants = {});
 
  private:
   VkDevice device_;
@@ -42,7 +47,7 @@ class ComputePipelines {
   // saved to disk).
   VkPipelineCache cache_ = VK_NULL_HANDLE;
   std::mutex mutex_;
-  std::map<std::string, VkPipeline, std::less<>> pipelines_;
+  std::map<std::string, VkPipeline> pipelines_;  // by shader and constants
 };
 
 }  // namespace tessera::vulkan

@@ -16,7 +16,6 @@ struct BinaryParams {
   uint64_t a;
   uint64_t b;
   uint32_t numel;
-  uint32_t op;
   float alpha;
   uint32_t rank;
   uint32_t sizes[kBinaryMaxRank];
@@ -38,7 +37,6 @@ void binary_kernel(const KernelContext& ctx, kernels::BinaryOp op, Tensor& out, 
   p.a = reinterpret_cast<uint64_t>(a.data_ptr());
   p.b = reinterpret_cast<uint64_t>(b.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  p.op = static_cast<uint32_t>(op);
   p.alpha = alpha.to<float>();
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
@@ -47,7 +45,7 @@ void binary_kernel(const KernelContext& ctx, kernels::BinaryOp op, Tensor& out, 
     p.a_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, "binary_f32", p, layout.numel);
+  launch(ctx, "binary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
 }
 
 }  // namespace

@@ -20,8 +20,6 @@ struct CopyParams {
   uint64_t dst;
   uint64_t src;
   uint32_t numel;
-  uint32_t dst_kind;
-  uint32_t src_kind;
   uint32_t rank;
   uint32_t sizes[kCopyMaxRank];
   int32_t dst_strides[kCopyMaxRank];
@@ -61,6 +59,12 @@ void copy_kernel(const KernelContext& ctx, Tensor& dst, const Tensor& src) {
     in_shader = conversion_kind(dst.dtype(), &dst_kind) && conversion_kind(src.dtype(), &src_kind);
   }
   StridedLayout layout = coalesce(dst.sizes(), {&dst.strides(), &src.strides()});
+  const bool dense = layout.rank() == 0 || (layout.rank() == 1 && layout.strides[0][0] == 1 &&
+                                            layout.strides[1][0] == 1);
+  if (dense && dst.dtype() == src.dtype()) {
+    copy_buffer(ctx, dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    return;
+  }
   if (!in_shader || !vulkan_context_of(ctx).has_sized_shader_types() ||
       !layout.fits(kCopyMaxRank)) {
     run_on_host<kernels::Copy>(ctx, dst, src);
@@ -70,15 +74,14 @@ void copy_kernel(const KernelContext& ctx, Tensor& dst, const Tensor& src) {
   p.dst = reinterpret_cast<uint64_t>(dst.data_ptr());
   p.src = reinterpret_cast<uint64_t>(src.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  p.dst_kind = static_cast<uint32_t>(dst_kind);
-  p.src_kind = static_cast<uint32_t>(src_kind);
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
     p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
     p.dst_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
     p.src_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
   }
-  launch(ctx, "copy", p, layout.numel);
+  launch(ctx, "copy", {static_cast<uint32_t>(dst_kind), static_cast<uint32_t>(src_kind)}, p,
+         layout.numel);
 }
 
 }  // namespace
