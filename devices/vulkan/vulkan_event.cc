@@ -27,10 +27,13 @@ VulkanEvent::VulkanEvent(VulkanContext& context) : context_(context) {
 }
 
 VulkanEvent::~VulkanEvent() {
-  // A batch may still signal the semaphore or write the query: wait first
-  // (bounded); on failure leak them rather than free objects in use.
+  // A batch may still signal the semaphore or write the query, and batches
+  // of other streams may wait on it (also ones not yet submitted): wait for
+  // them first (bounded); on failure leak the objects rather than free
+  // ones in use.
   try {
     synchronize();
+    if (waited_on_) context_.synchronize_all("an event being destroyed");
   } catch (...) {
     return;
   }
@@ -65,6 +68,10 @@ TimelinePoint VulkanEvent::recorded_point() {
 void VulkanEvent::block(VulkanStream& stream) {
   TimelinePoint point = recorded_point();
   if (point.value == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waited_on_ = true;
+  }
   stream.wait_for(point);
 }
 

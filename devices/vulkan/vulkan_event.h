@@ -42,6 +42,9 @@ class VulkanEvent {
   VkQueryPool timestamps_ = VK_NULL_HANDLE;
   std::mutex mutex_;
   uint64_t recorded_value_ = 0;  // 0: never recorded
+  // Some stream was made to wait on the semaphore: batches that wait on it
+  // must complete before it may be destroyed.
+  bool waited_on_ = false;
 };
 
 }  // namespace tessera::vulkan
