@@ -47,6 +47,7 @@ class VulkanContext {
   // them; without them those kernels stage through the host).
   bool has_sized_shader_types() const;
   bool has_timestamps() const { return timestamp_valid_bits_ > 0; }
+  uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   double timestamp_period_ns() const { return timestamp_period_ns_; }
   uint32_t max_workgroups_x() const { return max_workgroups_x_; }
 

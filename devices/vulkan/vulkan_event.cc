@@ -107,8 +107,11 @@ double VulkanEvent::elapsed_ms(VulkanEvent& end) {
                 "(timestampValidBits is 0)");
   const uint64_t start_ticks = timestamp_ticks();
   const uint64_t end_ticks = end.timestamp_ticks();
-  const double ticks = static_cast<double>(end_ticks) - static_cast<double>(start_ticks);
-  return ticks * context_.timestamp_period_ns() / 1e6;
+  // Timestamps have timestampValidBits significant bits and wrap there.
+  const uint32_t bits = context_.timestamp_valid_bits();
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  const uint64_t ticks = (end_ticks - start_ticks) & mask;
+  return static_cast<double>(ticks) * context_.timestamp_period_ns() / 1e6;
 }
 
 }  // namespace tessera::vulkan
