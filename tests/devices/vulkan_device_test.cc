@@ -310,4 +310,11 @@ TEST_CASE("vulkan: fill, copy and f32 binary run natively", "[vulkan][kernels]")
   Tensor ints = full({4}, 3, TensorOptions(DType::kI32, gpu()));
   CHECK(host_values(mul(ints, ints)) == std::vector<double>(4, 9.0));
   CHECK(fallback_count("binary") == 1);
+
+  // ... unless the fallback is off: then they are refused, while the
+  // native cases keep working.
+  set_cpu_fallback_enabled(false);
+  CHECK_THROWS_AS(mul(ints, ints), NotImplementedError);
+  CHECK(host_values(add(col, row)) == std::vector<double>{11, 21, 12, 22, 13, 23});
+  set_cpu_fallback_enabled(true);
 }
