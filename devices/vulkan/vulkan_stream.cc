@@ -127,7 +127,12 @@ void VulkanStream::open_batch_locked() {
 uint64_t VulkanStream::flush_locked(std::optional<TimelinePoint> also_signal) {
   if (!open_ && pending_waits_.empty() && !also_signal) return last_submitted_;
   if (!open_) open_batch_locked();
-  check_vk(vkEndCommandBuffer(open_->commands), "vkEndCommandBuffer");
+  if (VkResult r = vkEndCommandBuffer(open_->commands); r != VK_SUCCESS) {
+    vkResetCommandBuffer(open_->commands, 0);
+    free_command_buffers_.push_back(open_->commands);
+    open_.reset();
+    check_vk(r, "vkEndCommandBuffer");
+  }
 
   const uint64_t value = last_submitted_ + 1;
   std::vector<VkSemaphore> wait_semaphores;
@@ -164,7 +169,18 @@ uint64_t VulkanStream::flush_locked(std::optional<TimelinePoint> also_signal) {
   submit.pCommandBuffers = &open_->commands;
   submit.signalSemaphoreCount = signal_count;
   submit.pSignalSemaphores = signal_semaphores;
-  context_.submit(submit);
+  try {
+    context_.submit(submit);
+  } catch (...) {
+    // The batch's work is lost (the error says why); drop it so the next
+    // command starts a fresh command buffer instead of writing to an
+    // ended one.
+    vkResetCommandBuffer(open_->commands, 0);
+    free_command_buffers_.push_back(open_->commands);
+    open_.reset();
+    pending_waits_.clear();
+    throw;
+  }
 
   open_->value = value;
   in_flight_.push_back(std::move(*open_));
