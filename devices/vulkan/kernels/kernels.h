@@ -1,0 +1,21 @@
+// Registration of the Vulkan kernels, one function per kernel (each in its
+// own .cc file), called from VulkanDevice::register_kernels. Ops not
+// registered here run through the runtime's CPU fallback.
+#pragma once
+
+#include "runtime/core/device.h"
+#include "runtime/ops/kernel_registry.h"
+
+namespace tessera::vulkan {
+
+void register_fill_kernel(KernelRegistry& registry, DeviceType type);    // fill
+void register_copy_kernel(KernelRegistry& registry, DeviceType type);    // copy
+void register_binary_kernel(KernelRegistry& registry, DeviceType type);  // binary
+
+inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
+  register_fill_kernel(registry, type);
+  register_copy_kernel(registry, type);
+  register_binary_kernel(registry, type);
+}
+
+}  // namespace tessera::vulkan

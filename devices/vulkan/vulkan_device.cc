@@ -1,0 +1,181 @@
+// The Vulkan implementation of the device interface (see vulkan_device.h
+// for the design). Every call resolves its device index through the
+// instance, which creates Vulkan on first use.
+#include "devices/vulkan/vulkan_device.h"
+
+#include <cstring>
+#include <memory>
+
+#include "devices/vulkan/kernels/kernels.h"
+#include "devices/vulkan/vulkan_context.h"
+#include "devices/vulkan/vulkan_event.h"
+#include "devices/vulkan/vulkan_instance.h"
+#include "runtime/core/error.h"
+#include "runtime/device/device_interface.h"
+#include "runtime/device/device_registry.h"
+#include "runtime/ops/kernel_registry.h"
+
+namespace tessera::vulkan {
+namespace {
+
+uint64_t address_of(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+VulkanContext& context_of(int index, const char* op) {
+  return VulkanInstance::get().context(index, op);
+}
+
+VulkanEvent* as_event(NativeEvent event, const char* op) {
+  TESSERA_CHECK(event != nullptr, ValueError, "vulkan ", op, ": null event");
+  return static_cast<VulkanEvent*>(event);
+}
+
+class VulkanDevice final : public DeviceInterface {
+ public:
+  std::string_view type_name() const override { return kDeviceTypeName; }
+  int device_count() override { return VulkanInstance::get().device_count(); }
+
+  DeviceProperties properties(int index) override {
+    return context_of(index, "properties").properties();
+  }
+
+  MemoryInfo memory_info(int index) override {
+    return context_of(index, "memory_info").memory().memory_info();
+  }
+
+  void* raw_allocate(int index, size_t nbytes) override {
+    const uint64_t address = context_of(index, "raw_allocate").memory().allocate(nbytes);
+    return reinterpret_cast<void*>(address);
+  }
+
+  // Like cudaFree, waits for the device first: work still queued may use
+  // the buffer, and Vulkan objects must not be freed while in use.
+  void raw_free(int index, void* ptr) override {
+    if (ptr == nullptr) return;
+    VulkanContext& context = context_of(index, "raw_free");
+    context.synchronize_all("raw_free of device memory");
+    context.memory().free(address_of(ptr));
+  }
+
+  void copy_async(CopyKind kind, void* dst, const void* src, size_t nbytes, int index,
+                  NativeStream native) override {
+    VulkanContext& context = context_of(index, "copy_async");
+    VulkanStream& stream = context.stream(native, "copy_async");
+    if (nbytes == 0) return;
+    TESSERA_CHECK(dst != nullptr && src != nullptr, DeviceError, "vulkan copy_async: null ",
+                  dst == nullptr ? "destination" : "source", " pointer for ", nbytes, " bytes");
+    VulkanMemory& memory = context.memory();
+    switch (kind) {
+      case CopyKind::kHostToDevice: {
+        // The host bytes are taken now, so the caller's buffer is free
+        // as soon as this returns.
+        BufferRange to = memory.resolve(address_of(dst), nbytes, "copy_async (destination)");
+        StagingBuffer staging = memory.make_staging(nbytes);
+        std::memcpy(staging.mapped(), src, nbytes);
+        VkBuffer from = staging.buffer();
+        stream.record(
+            [&](VkCommandBuffer cb) {
+              VkBufferCopy region{0, to.offset, nbytes};
+              vkCmdCopyBuffer(cb, from, to.buffer, 1, &region);
+            },
+            /*is_dispatch=*/false, std::move(staging));
+        return;
+      }
+      case CopyKind::kDeviceToHost: {
+        // The host needs the bytes: submit and wait for them.
+        BufferRange from = memory.resolve(address_of(src), nbytes, "copy_async (source)");
+        StagingBuffer staging = memory.make_staging(nbytes);
+        VkBuffer to = staging.buffer();
+        stream.record(
+            [&](VkCommandBuffer cb) {
+              VkBufferCopy region{from.offset, 0, nbytes};
+              vkCmdCopyBuffer(cb, from.buffer, to, 1, &region);
+            },
+            /*is_dispatch=*/false);
+        stream.synchronize("a device-to-host copy");
+        std::memcpy(dst, staging.mapped(), nbytes);
+        return;
+      }
+      case CopyKind::kDeviceToDevice: {
+        BufferRange from = memory.resolve(address_of(src), nbytes, "copy_async (source)");
+        BufferRange to = memory.resolve(address_of(dst), nbytes, "copy_async (destination)");
+        stream.record(
+            [&](VkCommandBuffer cb) {
+              VkBufferCopy region{from.offset, to.offset, nbytes};
+              vkCmdCopyBuffer(cb, from.buffer, to.buffer, 1, &region);
+            },
+            /*is_dispatch=*/false);
+        return;
+      }
+    }
+  }
+
+  NativeStream default_stream(int index) override {
+    return context_of(index, "default_stream").default_stream();
+  }
+  NativeStream create_stream(int index) override {
+    return context_of(index, "create_stream").create_stream();
+  }
+  void destroy_stream(int index, NativeStream stream) override {
+    VulkanContext& context = context_of(index, "destroy_stream");
+    context.destroy_stream(&context.stream(stream, "destroy_stream"));
+  }
+  bool query_stream(int index, NativeStream stream) override {
+    VulkanContext& context = context_of(index, "query_stream");
+    return context.stream(stream, "query_stream").query();
+  }
+  void synchronize_stream(int index, NativeStream stream) override {
+    VulkanContext& context = context_of(index, "synchronize_stream");
+    context.stream(stream, "synchronize_stream").synchronize("a stream");
+  }
+
+  NativeEvent create_event(int index) override {
+    return new VulkanEvent(context_of(index, "create_event"));
+  }
+  void destroy_event(int index, NativeEvent event) override {
+    context_of(index, "destroy_event");
+    delete as_event(event, "destroy_event");
+  }
+  void record_event(int index, NativeEvent event, NativeStream stream) override {
+    VulkanContext& context = context_of(index, "record_event");
+    as_event(event, "record_event")->record(context.stream(stream, "record_event"));
+  }
+  void stream_wait_event(int index, NativeStream stream, NativeEvent event) override {
+    VulkanContext& context = context_of(index, "stream_wait_event");
+    as_event(event, "stream_wait_event")->block(context.stream(stream, "stream_wait_event"));
+  }
+  bool query_event(int index, NativeEvent event) override {
+    context_of(index, "query_event");
+    return as_event(event, "query_event")->query();
+  }
+  void synchronize_event(int index, NativeEvent event) override {
+    context_of(index, "synchronize_event");
+    as_event(event, "synchronize_event")->synchronize();
+  }
+  double elapsed_ms(int index, NativeEvent start, NativeEvent end) override {
+    context_of(index, "elapsed_ms");
+    return as_event(start, "elapsed_ms")->elapsed_ms(*as_event(end, "elapsed_ms"));
+  }
+
+  void synchronize_device(int index) override {
+    context_of(index, "synchronize_device").synchronize_all("the device");
+  }
+
+  // Called from DeviceRegistry::register_device after the type is added.
+  // Touches no Vulkan API: kernels are registered per type, devices come
+  // later.
+  void register_kernels(KernelRegistry& registry) override {
+    register_all_kernels(registry, DeviceType::from_name(kDeviceTypeName));
+  }
+};
+
+}  // namespace
+
+VulkanDeviceInfo device_info(int index) {
+  return VulkanInstance::get().context(index, "device_info").info();
+}
+
+void link() {}
+
+}  // namespace tessera::vulkan
+
+TESSERA_REGISTER_DEVICE(std::make_unique<tessera::vulkan::VulkanDevice>());

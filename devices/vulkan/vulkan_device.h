@@ -1,0 +1,53 @@
+// The Vulkan device of Tessera: device type "vulkan", one device per
+// Vulkan 1.2+ physical device with a compute queue, timeline semaphores and
+// buffer device addresses (others are skipped). Linking //devices/vulkan
+// registers the type (a static initializer; the target is alwayslink);
+// Vulkan itself is initialized on first use, and a machine with no Vulkan
+// driver reports 0 devices.
+//
+// Environment:
+//   TESSERA_VULKAN_DEVICES=2,0   the physical devices to use, in this
+//                                order, by their index in
+//                                vkEnumeratePhysicalDevices (vulkaninfo's
+//                                GPU<n>); unset or empty: all of them.
+//   TESSERA_VULKAN_VALIDATION=1  enables VK_LAYER_KHRONOS_validation; any
+//                                validation error becomes a DeviceError at
+//                                the next synchronization.
+//
+// Design, in short:
+//  - memory: a data pointer is a buffer device address (vulkan_memory.h);
+//  - streams batch commands into command buffers and order them with a
+//    timeline semaphore (vulkan_stream.h); events are timeline semaphores
+//    plus timestamp queries (vulkan_event.h);
+//  - kernels are GLSL compute shaders compiled at build time
+//    (shaders/*.comp, shaders.bzl); ops without one run through the
+//    runtime's CPU fallback.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tessera::vulkan {
+
+inline constexpr std::string_view kDeviceTypeName = "vulkan";
+
+// What DeviceProperties does not say about a Vulkan device.
+struct VulkanDeviceInfo {
+  std::string driver;          // "llvmpipe", ... (VkPhysicalDeviceDriverProperties)
+  uint32_t api_version = 0;    // VK_MAKE_API_VERSION form
+  uint32_t physical_index = 0; // index in vkEnumeratePhysicalDevices
+  uint32_t subgroup_size = 0;
+  bool shader_f16 = false;     // f16 arithmetic and 16-bit storage in shaders
+  bool shader_int8 = false;    // 8-bit integers and 8-bit storage in shaders
+  bool shader_int64 = false;
+  bool validation = false;     // the validation layer is on
+};
+
+// ValueError when the device does not exist.
+VulkanDeviceInfo device_info(int index);
+
+// Does nothing; see tessera::cpu::link().
+void link();
+
+}  // namespace tessera::vulkan
