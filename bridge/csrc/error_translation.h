@@ -3,7 +3,8 @@
 // IndexError, out of memory -> torch.OutOfMemoryError, no kernel ->
 // NotImplementedError, and wrong values, dtypes and devices -> RuntimeError
 // (PyTorch's TORCH_CHECK; the runtime's own Python bindings keep the finer
-// ValueError/TypeError split). The message is the runtime's, unchanged.
+// ValueError/TypeError split). The message is the runtime's, with runtime
+// device names ("cpu:0") replaced by their tessera names ("tessera:0").
 #pragma once
 
 #include "runtime/core/error.h"

@@ -516,3 +516,25 @@ def test_small_cnn_training_matches_cpu(tessera):
                   "addmm", "mm", "native_layer_norm", "native_layer_norm_backward",
                   "_log_softmax", "_log_softmax_backward_data", "nll_loss_forward",
                   "nll_loss_backward", "sum")
+
+
+# -- mse_loss -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_mse_loss_forward_and_backward(tessera, reduction, dtype):
+    import warnings
+
+    x, y = make((4, 6), dtype), make((4, 6), dtype, 1)
+    xc = x.clone().requires_grad_()
+    xt = x.to(tessera).requires_grad_()
+    expected = F.mse_loss(xc, y, reduction=reduction)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no resize warning from a fallback
+        actual = F.mse_loss(xt, y.to(tessera), reduction=reduction)
+    torch.testing.assert_close(actual.cpu(), expected.detach())
+    expected.sum().backward()
+    actual.sum().backward()
+    torch.testing.assert_close(xt.grad.cpu(), xc.grad)
+    assert torch_tessera.fallback_stats() == {}

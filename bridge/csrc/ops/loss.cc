@@ -1,0 +1,74 @@
+// mse_loss and its backward from runtime ops. aten's generated wrapper for
+// a device without them allocates a 0-d output and resizes it in the
+// fallback, warning on every reduction="none" call.
+#include <ATen/core/Reduction.h>
+#include <torch/library.h>
+
+#include "bridge/csrc/ops/op_helpers.h"
+#include "runtime/ops/ops.h"
+
+namespace torch_tessera {
+namespace {
+
+tessera::Tensor mse(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
+  const tessera::Tensor x = to_runtime(self, "mse_loss");
+  const tessera::Tensor y = to_runtime(target, "mse_loss");
+  return call_runtime([&] {
+    const tessera::Tensor diff = tessera::sub(x, y);
+    const tessera::Tensor squared = tessera::mul(diff, diff);
+    switch (reduction) {
+      case at::Reduction::None: return squared;
+      case at::Reduction::Mean: return tessera::mean(squared);
+      case at::Reduction::Sum: return tessera::sum(squared);
+    }
+    TORCH_CHECK(false, "mse_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ",
+                reduction);
+  });
+}
+
+// d/dx of the loss: 2 (x - y) grad, divided by the element count for mean.
+tessera::Tensor mse_grad(const at::Tensor& grad_output, const at::Tensor& self,
+                         const at::Tensor& target, int64_t reduction) {
+  const tessera::Tensor g = to_runtime(grad_output, "mse_loss_backward");
+  const tessera::Tensor x = to_runtime(self, "mse_loss_backward");
+  const tessera::Tensor y = to_runtime(target, "mse_loss_backward");
+  const double scale = reduction == at::Reduction::Mean && self.numel() > 0
+                           ? 2.0 / static_cast<double>(self.numel())
+                           : 2.0;
+  return call_runtime(
+      [&] { return tessera::mul(tessera::mul(tessera::sub(x, y), scale), g); });
+}
+
+at::Tensor mse_loss(const at::Tensor& self, const at::Tensor& target, int64_t reduction) {
+  const OpScope scope(self, target);
+  return to_torch(mse(self, target, reduction));
+}
+
+at::Tensor& mse_loss_out(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
+                         at::Tensor& out) {
+  const OpScope scope(self, target);
+  return write_out(out, mse(self, target, reduction));
+}
+
+at::Tensor mse_loss_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                             const at::Tensor& target, int64_t reduction) {
+  const OpScope scope(self, target);
+  return to_torch(mse_grad(grad_output, self, target, reduction));
+}
+
+at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tensor& self,
+                                  const at::Tensor& target, int64_t reduction,
+                                  at::Tensor& grad_input) {
+  const OpScope scope(self, target);
+  return write_out(grad_input, mse_grad(grad_output, self, target, reduction));
+}
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("mse_loss", TORCH_FN(mse_loss));
+  m.impl("mse_loss.out", TORCH_FN(mse_loss_out));
+  m.impl("mse_loss_backward", TORCH_FN(mse_loss_backward));
+  m.impl("mse_loss_backward.grad_input", TORCH_FN(mse_loss_backward_out));
+}
+
+}  // namespace
+}  // namespace torch_tessera
