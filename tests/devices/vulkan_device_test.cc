@@ -1,12 +1,15 @@
 // The Vulkan device: enumeration, raw memory and copies, streams and events
 // (the pattern of tests/core/stream_event_test.cc on vulkan:0), and that
-// fill, copy and f32 binary run natively, not through the CPU fallback.
+// fill, copy, f32 binary and f32 unary run natively, not through the CPU
+// fallback.
 // Every test case is skipped on a machine without a Vulkan device.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <thread>
 #include <vector>
@@ -317,4 +320,73 @@ TEST_CASE("vulkan: fill, copy and f32 binary run natively", "[vulkan][kernels]")
   CHECK_THROWS_AS(mul(ints, ints), NotImplementedError);
   CHECK(host_values(add(col, row)) == std::vector<double>{11, 21, 12, 22, 13, 23});
   set_cpu_fallback_enabled(true);
+}
+
+namespace {
+
+// Values that reach every branch of the f32 shaders: signed zeros, halves
+// (round to even), the series/fallback boundaries of expm1, log1p, tanh and
+// erf, large arguments, infinities and NaN.
+Tensor special_f32_values() {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return tessera::testing::make_tensor(
+      {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49, -0.49, 0.51, 1e-6, -1e-6, 1.0, -1.0, 1.99,
+       2.01, -3.0, 3.9, 4.1, 8.9, 9.1, -20.0, 30.0, 88.0, -100.0, 100.0, inf, -inf, nan},
+      {29});
+}
+
+// f32 device results equal the CPU's to f32 tolerance (NaN where NaN).
+void check_close(const Tensor& got, const Tensor& want) {
+  std::vector<double> g = host_values(got), w = host_values(want);
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
+    if (std::isnan(w[i])) {
+      CHECK(std::isnan(g[i]));
+    } else if (std::isinf(w[i])) {
+      CHECK(g[i] == w[i]);
+    } else {
+      CHECK(std::fabs(g[i] - w[i]) <= 1e-5 + 1.3e-6 * std::fabs(w[i]));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("vulkan: f32 unary ops run natively", "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  Tensor x = special_f32_values();
+  // Strided on the device too: every other element of a wider tensor.
+  Tensor wide = zeros({58}, TensorOptions(DType::kF32, gpu()));
+  Tensor gx = wide.slice(0, 0, std::nullopt, 2);
+  gx.copy_(x.to(gpu()));
+  reset_cpu_fallback_counts();
+  using UnaryFn = Tensor (*)(const Tensor&);
+  const std::vector<std::pair<const char*, UnaryFn>> ops = {
+      {"neg", neg},       {"abs", abs},         {"sign", sign},       {"exp", exp},
+      {"expm1", expm1},   {"log", log},         {"log1p", log1p},     {"log2", log2},
+      {"sqrt", sqrt},     {"rsqrt", rsqrt},     {"reciprocal", reciprocal},
+      {"sin", sin},       {"cos", cos},         {"tan", tan},         {"tanh", tanh},
+      {"sigmoid", sigmoid}, {"relu", relu},     {"silu", silu},       {"erf", erf},
+      {"floor", floor},   {"ceil", ceil},       {"round", round},     {"trunc", trunc},
+      {"isnan", isnan},   {"isinf", isinf},     {"isfinite", isfinite},
+      {"logical_not", logical_not}};
+  for (const auto& [name, fn] : ops) {
+    INFO(name);
+    check_close(fn(gx), fn(x));
+  }
+  for (const char* approximate : {"none", "tanh"}) {
+    INFO(std::string("gelu ") + approximate);
+    check_close(gelu(gx, approximate), gelu(x, approximate));
+  }
+  check_close(clamp(gx, Scalar(-1.5), Scalar(2.0)), clamp(x, Scalar(-1.5), Scalar(2.0)));
+  check_close(clamp_min(gx, Scalar(0.5)), clamp_min(x, Scalar(0.5)));
+  check_close(clamp_max(gx, Scalar(0.5)), clamp_max(x, Scalar(0.5)));
+  CHECK(fallback_count("unary") == 0);
+
+  // Integers still go through the host.
+  Tensor ints = full({4}, -3, TensorOptions(DType::kI32, gpu()));
+  CHECK(host_values(abs(ints)) == std::vector<double>(4, 3.0));
+  CHECK(fallback_count("unary") == 1);
 }

@@ -1,0 +1,140 @@
+// f32 math that GLSL leaves undefined or lacks, written out so results
+// match the CPU kernels (C's <cmath>) to f32 tolerance on every driver:
+// GLSL's log/sqrt are undefined for negative inputs, tanh may overflow to
+// NaN through exp, and there is no erf, expm1 or log1p. NaN and infinity
+// are tested through the bits, since drivers may fold x != x away.
+
+// Macros, not constants: GLSL does not fold uintBitsToFloat in a
+// global const initializer.
+#define kNaN uintBitsToFloat(0x7fc00000u)
+#define kInf uintBitsToFloat(0x7f800000u)
+
+bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+bool is_inf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
+
+// log with C's special values: NaN below 0, -inf at 0, inf at inf.
+float c_log(float x) {
+  if (is_nan(x) || x < 0.0) return kNaN;
+  if (x == 0.0) return -kInf;
+  if (is_inf(x)) return kInf;
+  return log(x);
+}
+
+float c_log2(float x) {
+  if (is_nan(x) || x < 0.0) return kNaN;
+  if (x == 0.0) return -kInf;
+  if (is_inf(x)) return kInf;
+  return log2(x);
+}
+
+float c_sqrt(float x) {
+  if (is_nan(x) || x < 0.0) return kNaN;
+  return sqrt(x);
+}
+
+// exp with f32 accuracy over its whole range: drivers compute exp(x) as
+// exp2(x * log2(e)), whose rounded product costs up to 6e-6 relative error
+// near x = 88. So exp(x) = 2^n exp(r), r = x - n ln2 (Cody-Waite: ln2 split
+// in a 16-bit head, exact times n, and a tail), |r| <= ln2/2; the scaling
+// is done in two ldexp steps so neither leaves the f32 exponent range.
+// `precise` keeps drivers from re-associating the reduction, which would
+// undo it.
+float c_exp(float x) {
+  if (is_nan(x)) return x;
+  if (x > 88.72284) return kInf;
+  if (x < -103.97208) return 0.0;
+  const float n = roundEven(x * 1.44269504);
+  precise const float r = (x - n * 0.693145751953125) - n * 1.428606765330187e-6;
+  const int k = int(n);
+  return ldexp(ldexp(exp(r), k / 2), k - k / 2);
+}
+
+// exp(x) - 1: near 0 the subtraction would cancel every digit, so a Taylor
+// series (terms to x^11/11!, below f32 precision for |x| < 0.5).
+float c_expm1(float x) {
+  if (abs(x) < 0.5) {
+    float r = 1.0 / 39916800.0;  // 1/11!
+    r = r * x + 1.0 / 3628800.0;
+    r = r * x + 1.0 / 362880.0;
+    r = r * x + 1.0 / 40320.0;
+    r = r * x + 1.0 / 5040.0;
+    r = r * x + 1.0 / 720.0;
+    r = r * x + 1.0 / 120.0;
+    r = r * x + 1.0 / 24.0;
+    r = r * x + 1.0 / 6.0;
+    r = r * x + 0.5;
+    r = r * x + 1.0;
+    return r * x;
+  }
+  if (is_nan(x)) return x;
+  return c_exp(x) - 1.0;
+}
+
+// log(1 + x): near 0 through log1p(x) = 2 atanh(s), s = x / (2 + x), whose
+// odd series converges fast for |s| <= 1/3 (|x| < 0.5).
+float c_log1p(float x) {
+  if (abs(x) < 0.5) {
+    const float s = x / (2.0 + x);
+    const float s2 = s * s;
+    float r = 1.0 / 17.0;
+    r = r * s2 + 1.0 / 15.0;
+    r = r * s2 + 1.0 / 13.0;
+    r = r * s2 + 1.0 / 11.0;
+    r = r * s2 + 1.0 / 9.0;
+    r = r * s2 + 1.0 / 7.0;
+    r = r * s2 + 1.0 / 5.0;
+    r = r * s2 + 1.0 / 3.0;
+    r = r * s2 + 1.0;
+    return 2.0 * s * r;
+  }
+  if (x == -1.0) return -kInf;
+  return c_log(1.0 + x);
+}
+
+// tanh without exp overflow: through expm1 near 0 (keeps small results
+// relative-accurate), 1 - 2 / (e^2|x| + 1) elsewhere, exactly 1 from 9 on
+// (tanh(9) rounds to 1 in f32).
+float c_tanh(float x) {
+  if (is_nan(x)) return x;
+  const float a = abs(x);
+  float t;
+  if (a < 0.5) {
+    const float e = c_expm1(2.0 * a);
+    t = e / (e + 2.0);
+  } else if (a >= 9.0) {
+    t = 1.0;
+  } else {
+    t = 1.0 - 2.0 / (c_exp(2.0 * a) + 1.0);
+  }
+  return x < 0.0 ? -t : t;
+}
+
+// erf to about 5e-7 relative error: for |x| <= 2 its Maclaurin series
+// 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1)) to n = 21 (the last term is
+// below 1e-8 at x = 2); beyond, 1 - erfc(x) with erfc from its continued
+// fraction exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + ...))))
+// (40 levels, evaluated from the bottom); from 4 on erf is 1 in f32.
+const float kErfSeries[22] = float[22](
+    1.128379167e+00, -3.761263890e-01, 1.128379167e-01, -2.686617065e-02, 5.223977625e-03,
+    -8.548327023e-04, 1.205533298e-04, -1.492565036e-05, 1.646211437e-06, -1.636584469e-07,
+    1.480719282e-08, -1.229055530e-09, 9.422759065e-11, -6.711366855e-12, 4.463224263e-13,
+    -2.783516207e-14, 1.634261410e-15, -9.063970843e-17, 4.763348041e-18, -2.378459885e-19,
+    1.131218726e-20, -5.136209055e-22);
+
+float c_erf(float x) {
+  if (is_nan(x)) return x;
+  const float a = abs(x);
+  if (a <= 2.0) {
+    const float z = x * x;
+    float r = kErfSeries[21];
+    for (int n = 20; n >= 0; --n) r = r * z + kErfSeries[n];
+    return x * r;
+  }
+  float e = 1.0;
+  if (a < 4.0) {
+    float f = a;
+    for (int k = 40; k >= 1; --k) f = a + (0.5 * float(k)) / f;
+    e = 1.0 - c_exp(-a * a) * 0.5641895835 / f;  // 0.564... = 1/sqrt(pi)
+  }
+  return x < 0.0 ? -e : e;
+}
