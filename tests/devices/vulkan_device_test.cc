@@ -390,3 +390,29 @@ TEST_CASE("vulkan: f32 unary ops run natively", "[vulkan][kernels]") {
   CHECK(host_values(abs(ints)) == std::vector<double>(4, 3.0));
   CHECK(fallback_count("unary") == 1);
 }
+
+TEST_CASE("vulkan: f32 comparisons run natively", "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor a = tessera::testing::make_tensor({1.0, 2.0, nan, -0.0, inf, -inf}, {6, 1});
+  Tensor b = tessera::testing::make_tensor({2.0, 0.0, nan, -inf, 1.0}, {1, 5});
+  Tensor ga = a.to(gpu()), gb = b.to(gpu());
+  reset_cpu_fallback_counts();
+  using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+  const std::vector<std::pair<const char*, BinaryFn>> ops = {
+      {"eq", eq}, {"ne", ne}, {"lt", lt}, {"le", le}, {"gt", gt}, {"ge", ge}};
+  for (const auto& [name, fn] : ops) {
+    INFO(name);
+    Tensor got = fn(ga, gb);  // broadcast to 6x5
+    CHECK(got.dtype() == DType::kBool);
+    CHECK(host_values(got) == host_values(fn(a, b)));
+    CHECK(host_values(fn(ga.t(), gb.t())) == host_values(fn(a.t(), b.t())));
+  }
+  CHECK(fallback_count("pointwise_binary") == 0);
+
+  // Integers and the family's other ops still go through the host.
+  Tensor ints = full({4}, 3, TensorOptions(DType::kI32, gpu()));
+  CHECK(host_values(eq(ints, ints)) == std::vector<double>(4, 1.0));
+  CHECK(fallback_count("pointwise_binary") == 1);
+}

@@ -12,12 +12,15 @@ void register_fill_kernel(KernelRegistry& registry, DeviceType type);    // fill
 void register_copy_kernel(KernelRegistry& registry, DeviceType type);    // copy
 void register_binary_kernel(KernelRegistry& registry, DeviceType type);  // binary
 void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unary
+// pointwise_binary (natively: the f32 comparisons)
+void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
   register_copy_kernel(registry, type);
   register_binary_kernel(registry, type);
   register_unary_kernel(registry, type);
+  register_pointwise_binary_kernel(registry, type);
 }
 
 }  // namespace tessera::vulkan

@@ -71,6 +71,11 @@ void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tenso
   launch(ctx, shader, {static_cast<uint32_t>(op)}, p, layout.numel);
 }
 
+// The shaders' op numbers are the enum's values.
+static_assert(static_cast<int>(UnaryOp::kGelu) == 17 && static_cast<int>(UnaryOp::kClampMax) == 27 &&
+              static_cast<int>(UnaryOp::kLogicalNot) == 29 &&
+              static_cast<int>(UnaryOp::kIsfinite) == 32);
+
 }  // namespace
 
 void register_unary_kernel(KernelRegistry& registry, DeviceType type) {
