@@ -1,7 +1,7 @@
 // The Vulkan device: enumeration, raw memory and copies, streams and events
 // (the pattern of tests/core/stream_event_test.cc on vulkan:0), and that
-// fill, copy, f32 binary and f32 unary run natively, not through the CPU
-// fallback.
+// fill, copy and the f32 binary, unary, comparison and ternary (where, lerp,
+// addcmul, addcdiv) kernels run natively, not through the CPU fallback.
 // Every test case is skipped on a machine without a Vulkan device.
 #include <catch2/catch.hpp>
 
@@ -415,4 +415,27 @@ TEST_CASE("vulkan: f32 comparisons run natively", "[vulkan][kernels]") {
   Tensor ints = full({4}, 3, TensorOptions(DType::kI32, gpu()));
   CHECK(host_values(eq(ints, ints)) == std::vector<double>(4, 1.0));
   CHECK(fallback_count("pointwise_binary") == 1);
+}
+
+TEST_CASE("vulkan: f32 where, lerp, addcmul and addcdiv run natively", "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor cond = tessera::testing::make_tensor({1, 0, 0, 1}, {4, 1}).to(DType::kBool);
+  Tensor x = tessera::testing::make_tensor({1.0, -2.0, nan}, {1, 3});
+  Tensor y = tessera::testing::make_tensor({10.0, 20.0, 30.0, 40.0}, {4, 1});
+  Tensor w = tessera::testing::make_tensor({0.0, 0.25, 1.0}, {1, 3});
+  Tensor gcond = cond.to(gpu()), gx = x.to(gpu()), gy = y.to(gpu()), gw = w.to(gpu());
+  reset_cpu_fallback_counts();
+  // Broadcast to 4x3, and transposed.
+  check_close(where(gcond, gx, gy), where(cond, x, y));
+  check_close(where(gcond.t(), gx.t(), gy.t()), where(cond.t(), x.t(), y.t()));
+  check_close(lerp(gy, gx, gw), lerp(y, x, w));
+  check_close(addcmul(gy, gx, gw, 0.5), addcmul(y, x, w, 0.5));
+  check_close(addcdiv(gy, gx, gw, 2), addcdiv(y, x, w, 2));
+  CHECK(fallback_count("ternary") == 0);
+
+  // Integers still go through the host.
+  Tensor ints = full({4}, 3, TensorOptions(DType::kI32, gpu()));
+  CHECK(host_values(where(gcond.reshape({4}), ints, ints)) == std::vector<double>(4, 3.0));
+  CHECK(fallback_count("ternary") == 1);
 }

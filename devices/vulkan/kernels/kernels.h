@@ -14,6 +14,7 @@ void register_binary_kernel(KernelRegistry& registry, DeviceType type);  // bina
 void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unary
 // pointwise_binary (natively: the f32 comparisons)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
+void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -21,6 +22,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_binary_kernel(registry, type);
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
+  register_ternary_kernel(registry, type);
 }
 
 }  // namespace tessera::vulkan
