@@ -1,7 +1,8 @@
 // The Vulkan device: enumeration, raw memory and copies, streams and events
 // (the pattern of tests/core/stream_event_test.cc on vulkan:0), and that
-// fill, copy and the f32 binary, unary, comparison and ternary (where, lerp,
-// addcmul, addcdiv) kernels run natively, not through the CPU fallback.
+// fill, copy and the f32 binary, unary, pointwise_binary (comparisons,
+// maximum/minimum, activation gradients) and ternary (where, lerp, addcmul,
+// addcdiv) kernels run natively, not through the CPU fallback.
 // Every test case is skipped on a machine without a Vulkan device.
 #include <catch2/catch.hpp>
 
@@ -410,7 +411,33 @@ TEST_CASE("vulkan: f32 comparisons run natively", "[vulkan][kernels]") {
     CHECK(host_values(fn(ga.t(), gb.t())) == host_values(fn(a.t(), b.t())));
   }
   CHECK(fallback_count("pointwise_binary") == 0);
+}
 
+TEST_CASE("vulkan: f32 maximum, minimum and activation gradients run natively",
+          "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  Tensor x = special_f32_values();
+  Tensor g = full({29}, 0.75, TensorOptions(DType::kF32, host_device()));
+  Tensor y = tessera::testing::make_tensor({0.5}, {1});  // broadcast
+  Tensor gx = x.to(gpu()), gg = g.to(gpu()), gy = y.to(gpu());
+  reset_cpu_fallback_counts();
+  check_close(maximum(gx, gy), maximum(x, y));
+  check_close(minimum(gy, gx), minimum(y, x));
+  check_close(threshold_backward(gg, gx, 0.5), threshold_backward(g, x, 0.5));
+  check_close(relu_backward(gg, gx), relu_backward(g, x));
+  check_close(gelu_backward(gg, gx), gelu_backward(g, x));
+  check_close(gelu_backward(gg, gx, "tanh"), gelu_backward(g, x, "tanh"));
+  check_close(silu_backward(gg, gx), silu_backward(g, x));
+  Tensor s = sigmoid(x), t = tanh(x);
+  check_close(sigmoid_backward(gg, s.to(gpu())), sigmoid_backward(g, s));
+  check_close(tanh_backward(gg, t.to(gpu())), tanh_backward(g, t));
+  CHECK(fallback_count("pointwise_binary") == 0);
+}
+
+TEST_CASE("vulkan: other pointwise_binary ops and dtypes stage through the host",
+          "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
   // Integers and the family's other ops still go through the host.
   Tensor ints = full({4}, 3, TensorOptions(DType::kI32, gpu()));
   CHECK(host_values(eq(ints, ints)) == std::vector<double>(4, 1.0));

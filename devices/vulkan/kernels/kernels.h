@@ -12,7 +12,8 @@ void register_fill_kernel(KernelRegistry& registry, DeviceType type);    // fill
 void register_copy_kernel(KernelRegistry& registry, DeviceType type);    // copy
 void register_binary_kernel(KernelRegistry& registry, DeviceType type);  // binary
 void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unary
-// pointwise_binary (natively: the f32 comparisons)
+// pointwise_binary (natively: f32 comparisons, maximum/minimum, activation
+// gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
 

@@ -18,6 +18,7 @@ layout(push_constant, std430) uniform Params {
   uvec2 a_addr;
   uvec2 b_addr;
   uint numel;
+  float p0;  // unused: the layout of pointwise_f32.comp's
   uint rank;
   uint sizes[kMaxRank];
   int out_strides[kMaxRank];  // in elements

@@ -1,0 +1,91 @@
+#version 450
+// out = a (op) b for f32, broadcast through stride-0 dims: the f32-valued
+// ops of kernels::PointwiseBinaryOp that training leans on (value as a
+// specialization constant): 4 maximum, 5 minimum (NaN-propagating), and the
+// activation gradients 12 threshold (relu), 13 gelu, 14 gelu tanh, 15 silu,
+// 16 sigmoid, 17 tanh, where a is the incoming gradient and b the forward
+// input (threshold, gelu, silu) or output (sigmoid, tanh). Formulas as the
+// CPU kernel's. Needs no optional shader features.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+
+#include "float_math.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint kOp = 4;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+
+const int kMaxRank = 5;  // kCompareMaxRank in kernels/pointwise_binary.cc
+layout(push_constant, std430) uniform Params {
+  uvec2 out_addr;
+  uvec2 a_addr;
+  uvec2 b_addr;
+  uint numel;
+  float p0;  // threshold_backward's threshold
+  uint rank;
+  uint sizes[kMaxRank];
+  int out_strides[kMaxRank];  // in elements
+  int a_strides[kMaxRank];
+  int b_strides[kMaxRank];
+} p;
+
+const float kInvSqrt2 = 0.70710678118654752440;
+const float kInvSqrt2Pi = 0.39894228040143267794;
+const float kSqrt2OverPi = 0.79788456080286535588;
+const float kGeluCubic = 0.044715;
+
+float apply(float g, float x) {
+  switch (kOp) {
+    case 4:  // GLSL's max leaves NaN undefined
+      if (is_nan(g)) return g;
+      if (is_nan(x)) return x;
+      return g < x ? x : g;
+    case 5:
+      if (is_nan(g)) return g;
+      if (is_nan(x)) return x;
+      return x < g ? x : g;
+    case 12: return x <= p.p0 ? 0.0 : g;
+    case 13: {
+      const float cdf = 0.5 * (1.0 + c_erf(x * kInvSqrt2));
+      const float pdf = kInvSqrt2Pi * c_exp(-0.5 * x * x);
+      return g * (cdf + x * pdf);
+    }
+    case 14: {
+      const float x2 = x * x;
+      const float t = c_tanh(kSqrt2OverPi * (x + kGeluCubic * x2 * x));
+      const float dinner = kSqrt2OverPi * (1.0 + 3.0 * kGeluCubic * x2);
+      return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner);
+    }
+    case 15: {
+      const float s = 1.0 / (1.0 + c_exp(-x));
+      return g * s * (1.0 + x * (1.0 - s));
+    }
+    case 16: return g * (1.0 - x) * x;
+    default: return g * (1.0 - x * x);  // 17, tanh
+  }
+}
+
+void main() {
+  const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < p.numel; i += step) {
+    // Row-major coordinates from i; dim 0 needs no division (see
+    // binary_f32.comp).
+    uint rem = i;
+    int o = 0, ia = 0, ib = 0;
+    for (int d = int(p.rank) - 1; d > 0; --d) {
+      const uint q = rem / p.sizes[d];
+      const int c = int(rem - q * p.sizes[d]);
+      rem = q;
+      o += c * p.out_strides[d];
+      ia += c * p.a_strides[d];
+      ib += c * p.b_strides[d];
+    }
+    if (p.rank > 0) {
+      o += int(rem) * p.out_strides[0];
+      ia += int(rem) * p.a_strides[0];
+      ib += int(rem) * p.b_strides[0];
+    }
+    Floats(p.out_addr).v[o] = apply(Floats(p.a_addr).v[ia], Floats(p.b_addr).v[ib]);
+  }
+}
