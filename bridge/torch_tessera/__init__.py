@@ -58,7 +58,7 @@ def _release_gil_before_exit():
     aborts ("terminate called without an active exception"). Sleeping
     releases the GIL while the interpreter is still whole.
     """
-    time.sleep(0.02)
+    time.sleep(0.05)
 
 
 atexit.register(_release_gil_before_exit)
