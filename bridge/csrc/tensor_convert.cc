@@ -11,8 +11,6 @@
 namespace torch_tessera {
 namespace {
 
-tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
-
 // Every tensor argument of every kernel comes through here, so this is the
 // bridge's per-op cost. Tensor::from_storage validates a layout from
 // scratch (sign and overflow checks on every size and stride) and then
@@ -65,6 +63,8 @@ std::optional<tessera::Tensor> wrap_fast(const tessera::StoragePtr& storage, tes
 }
 
 }  // namespace
+
+tessera::Shape to_runtime_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
 
 tessera::DType to_runtime_dtype(c10::ScalarType type, const char* op) {
   switch (type) {
@@ -121,8 +121,8 @@ tessera::Tensor borrow_host(const at::Tensor& t) {
                                                     /*allocator=*/nullptr);
   tessera::Tensor out;
   TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
-                               std::move(storage), dtype, to_shape(t.sizes()),
-                               to_shape(t.strides()), t.storage_offset()));
+                               std::move(storage), dtype, to_runtime_shape(t.sizes()),
+                               to_runtime_shape(t.strides()), t.storage_offset()));
   return out;
 }
 
@@ -148,7 +148,7 @@ tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
   }
   tessera::Tensor out;
   TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
-                               *runtime, dtype, to_shape(t.sizes()), to_shape(t.strides()),
+                               *runtime, dtype, to_runtime_shape(t.sizes()), to_runtime_shape(t.strides()),
                                t.storage_offset()));
   return out;
 }

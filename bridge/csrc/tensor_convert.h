@@ -15,6 +15,9 @@
 
 namespace torch_tessera {
 
+// Sizes, strides or dims as the runtime's Shape.
+tessera::Shape to_runtime_shape(c10::IntArrayRef a);
+
 // TypeError naming `op` for a dtype the runtime lacks (complex, uint16...).
 tessera::DType to_runtime_dtype(c10::ScalarType type, const char* op = "tessera");
 c10::ScalarType to_torch_dtype(tessera::DType type);

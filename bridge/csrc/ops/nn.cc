@@ -29,12 +29,6 @@ namespace {
 
 using Triple = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
 
-tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
-
-at::Tensor to_torch_or_undefined(const tessera::Tensor& t) {
-  return t.defined() ? to_torch(t) : at::Tensor();
-}
-
 // -- convolution ----------------------------------------------------------------------
 
 struct ConvArgs {
@@ -121,8 +115,8 @@ at::Tensor convolution_overrideable(const at::Tensor& input, const at::Tensor& w
   OpScope scope(input, weight);
   check_conv_rank(input, weight, transposed);
   constexpr const char* op = "convolution";
-  const ConvArgs args{to_shape(stride), to_shape(padding), to_shape(dilation),
-                      to_shape(output_padding), groups};
+  const ConvArgs args{to_runtime_shape(stride), to_runtime_shape(padding), to_runtime_shape(dilation),
+                      to_runtime_shape(output_padding), groups};
   return to_torch(call_runtime([&] {
     const tessera::Tensor x = to_runtime(input, op);
     const tessera::Tensor w = to_runtime(weight, op);
@@ -174,8 +168,8 @@ Triple convolution_backward_overrideable(const at::Tensor& grad_output, const at
   OpScope scope(grad_output, input, weight);
   check_conv_rank(input, weight, transposed);
   constexpr const char* op = "convolution_backward";
-  const ConvArgs args{to_shape(stride), to_shape(padding), to_shape(dilation),
-                      to_shape(output_padding), groups};
+  const ConvArgs args{to_runtime_shape(stride), to_runtime_shape(padding), to_runtime_shape(dilation),
+                      to_runtime_shape(output_padding), groups};
   auto grads = call_runtime([&] {
     const tessera::Tensor g = to_runtime(grad_output, op);
     const tessera::Tensor x = to_runtime(input, op);
@@ -186,8 +180,8 @@ Triple convolution_backward_overrideable(const at::Tensor& grad_output, const at
     return std::make_tuple(gi.defined() ? gi.squeeze(2) : gi, gw.defined() ? gw.squeeze(2) : gw,
                            gb);
   });
-  return {to_torch_or_undefined(std::get<0>(grads)), to_torch_or_undefined(std::get<1>(grads)),
-          to_torch_or_undefined(std::get<2>(grads))};
+  return {to_torch(std::get<0>(grads)), to_torch(std::get<1>(grads)),
+          to_torch(std::get<2>(grads))};
 }
 
 // -- pooling ----------------------------------------------------------------------------
@@ -201,8 +195,8 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(const at::Tensor& sel
   OpScope scope(self);
   auto [values, indices] = call_runtime([&] {
     return tessera::max_pool2d_with_indices(to_runtime(self, "max_pool2d"),
-                                            to_shape(kernel_size), to_shape(stride),
-                                            to_shape(padding), to_shape(dilation), ceil_mode);
+                                            to_runtime_shape(kernel_size), to_runtime_shape(stride),
+                                            to_runtime_shape(padding), to_runtime_shape(dilation), ceil_mode);
   });
   return {to_torch(values), to_torch(indices)};
 }
@@ -214,8 +208,8 @@ std::tuple<at::Tensor&, at::Tensor&> max_pool2d_with_indices_out(
   OpScope scope(self);
   auto [v, i] = call_runtime([&] {
     return tessera::max_pool2d_with_indices(to_runtime(self, "max_pool2d"),
-                                            to_shape(kernel_size), to_shape(stride),
-                                            to_shape(padding), to_shape(dilation), ceil_mode);
+                                            to_runtime_shape(kernel_size), to_runtime_shape(stride),
+                                            to_runtime_shape(padding), to_runtime_shape(dilation), ceil_mode);
   });
   write_out_exact(out, v);
   write_out_exact(indices, i);
@@ -254,8 +248,8 @@ at::Tensor& max_pool2d_with_indices_backward_out(
 tessera::Tensor avg_pool2d_of(const at::Tensor& self, c10::IntArrayRef kernel_size,
                               c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
                               bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return tessera::avg_pool2d(to_runtime(self, "avg_pool2d"), to_shape(kernel_size),
-                             to_shape(stride), to_shape(padding), ceil_mode, count_include_pad,
+  return tessera::avg_pool2d(to_runtime(self, "avg_pool2d"), to_runtime_shape(kernel_size),
+                             to_runtime_shape(stride), to_runtime_shape(padding), ceil_mode, count_include_pad,
                              divisor_override);
 }
 
@@ -287,7 +281,7 @@ tessera::Tensor avg_pool2d_backward_of(const at::Tensor& grad_output, const at::
                                        std::optional<int64_t> divisor_override) {
   constexpr const char* op = "avg_pool2d_backward";
   return tessera::avg_pool2d_backward(to_runtime(grad_output, op), to_runtime(self, op),
-                                      to_shape(kernel_size), to_shape(stride), to_shape(padding),
+                                      to_runtime_shape(kernel_size), to_runtime_shape(stride), to_runtime_shape(padding),
                                       ceil_mode, count_include_pad, divisor_override);
 }
 

@@ -27,21 +27,15 @@ namespace {
 
 using Triple = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
 
-tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
-
 tessera::Tensor optional_runtime(const std::optional<at::Tensor>& t, const char* op) {
   return t.has_value() ? to_runtime(*t, op) : tessera::Tensor();
 }
 
 // Undefined runtime results (masked-out gradients) stay undefined tensors,
 // which autograd reads as "no gradient".
-at::Tensor to_torch_or_undefined(const tessera::Tensor& t) {
-  return t.defined() ? to_torch(t) : at::Tensor();
-}
-
 Triple to_torch_triple(const std::tuple<tessera::Tensor, tessera::Tensor, tessera::Tensor>& r) {
-  return {to_torch_or_undefined(std::get<0>(r)), to_torch_or_undefined(std::get<1>(r)),
-          to_torch_or_undefined(std::get<2>(r))};
+  return {to_torch(std::get<0>(r)), to_torch(std::get<1>(r)),
+          to_torch(std::get<2>(r))};
 }
 
 // -- softmax / log_softmax -------------------------------------------------------
@@ -114,7 +108,7 @@ Triple native_layer_norm(const at::Tensor& input, c10::IntArrayRef normalized_sh
   OpScope scope(input);
   constexpr const char* op = "native_layer_norm";
   return to_torch_triple(call_runtime([&] {
-    return tessera::native_layer_norm(to_runtime(input, op), to_shape(normalized_shape),
+    return tessera::native_layer_norm(to_runtime(input, op), to_runtime_shape(normalized_shape),
                                       optional_runtime(weight, op), optional_runtime(bias, op),
                                       eps);
   }));
@@ -129,7 +123,7 @@ Triple native_layer_norm_backward(const at::Tensor& grad_out, const at::Tensor& 
   constexpr const char* op = "native_layer_norm_backward";
   return to_torch_triple(call_runtime([&] {
     return tessera::native_layer_norm_backward(
-        to_runtime(grad_out, op), to_runtime(input, op), to_shape(normalized_shape),
+        to_runtime(grad_out, op), to_runtime(input, op), to_runtime_shape(normalized_shape),
         to_runtime(mean, op), to_runtime(rstd, op), optional_runtime(weight, op),
         optional_runtime(bias, op), output_mask);
   }));

@@ -21,7 +21,7 @@ namespace {
 // `dim=None` and `dim=[]` both mean every dim, for aten as for the runtime.
 tessera::Shape to_dims(at::OptionalIntArrayRef dim) {
   if (!dim.has_value()) return {};
-  return tessera::Shape(dim->begin(), dim->end());
+  return to_runtime_shape(*dim);
 }
 
 tessera::Shape all_dims(int64_t ndim) {

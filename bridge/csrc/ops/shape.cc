@@ -15,8 +15,6 @@
 namespace torch_tessera {
 namespace {
 
-tessera::Shape to_shape(c10::IntArrayRef a) { return tessera::Shape(a.begin(), a.end()); }
-
 // clone's result layout, as aten's empty_like: Preserve keeps the strides
 // of a dense, non-overlapping tensor and otherwise falls back to the
 // tensor's suggested memory format.
@@ -77,20 +75,20 @@ at::Tensor stack(at::TensorList tensors, int64_t dim) {
 at::Tensor flip(const at::Tensor& self, c10::IntArrayRef dims) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "flip");
-  return to_torch(call_runtime([&] { return tessera::flip(src, to_shape(dims)); }));
+  return to_torch(call_runtime([&] { return tessera::flip(src, to_runtime_shape(dims)); }));
 }
 
 at::Tensor roll(const at::Tensor& self, c10::IntArrayRef shifts, c10::IntArrayRef dims) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "roll");
   return to_torch(
-      call_runtime([&] { return tessera::roll(src, to_shape(shifts), to_shape(dims)); }));
+      call_runtime([&] { return tessera::roll(src, to_runtime_shape(shifts), to_runtime_shape(dims)); }));
 }
 
 at::Tensor repeat(const at::Tensor& self, c10::IntArrayRef repeats) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "repeat");
-  return to_torch(call_runtime([&] { return tessera::repeat(src, to_shape(repeats)); }));
+  return to_torch(call_runtime([&] { return tessera::repeat(src, to_runtime_shape(repeats)); }));
 }
 
 at::Tensor constant_pad_nd(const at::Tensor& self, c10::IntArrayRef pad,
@@ -99,7 +97,7 @@ at::Tensor constant_pad_nd(const at::Tensor& self, c10::IntArrayRef pad,
   const tessera::Tensor src = to_runtime(self, "constant_pad_nd");
   const tessera::Scalar fill = to_runtime_scalar(value, "constant_pad_nd");
   return to_torch(
-      call_runtime([&] { return tessera::constant_pad(src, to_shape(pad), fill); }));
+      call_runtime([&] { return tessera::constant_pad(src, to_runtime_shape(pad), fill); }));
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
