@@ -8,6 +8,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "bridge/csrc/device_mix.h"
+
 namespace torch_tessera {
 namespace {
 
@@ -37,17 +39,14 @@ std::string op_name(const c10::OperatorHandle& op) {
 void check_devices(const std::string& name, const c10::FunctionSchema& schema,
                    const torch::jit::Stack& stack) {
   const size_t n = schema.arguments().size();
-  std::optional<c10::Device> device;
+  at::Tensor first;  // the first tensor that is not a CPU scalar
   auto check = [&](const at::Tensor& t, const std::string& arg) {
-    if (!t.defined()) return;
-    if (t.device().is_cpu() && t.dim() == 0) return;
-    if (!device.has_value()) {
-      device = t.device();
+    if (!t.defined() || is_cpu_scalar(t)) return;
+    if (!first.defined()) {
+      first = t;
       return;
     }
-    TORCH_CHECK(t.device() == *device,
-                "Expected all tensors to be on the same device, but found at least two devices, ",
-                *device, " and ", t.device(), "! (when checking argument ", arg, " of ", name, ")");
+    check_device_mix((name + " (argument " + arg + ")").c_str(), first, t);
   };
   for (size_t i = 0; i < n; ++i) {
     const c10::IValue& v = stack[stack.size() - n + i];

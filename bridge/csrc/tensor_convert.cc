@@ -6,6 +6,7 @@
 
 #include "bridge/csrc/allocator.h"
 #include "bridge/csrc/device_list.h"
+#include "bridge/csrc/device_mix.h"
 #include "bridge/csrc/error_translation.h"
 
 namespace torch_tessera {
@@ -129,7 +130,7 @@ tessera::Tensor borrow_host(const at::Tensor& t) {
 tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
   if (!t.defined()) return tessera::Tensor();
   if (!t.device().is_privateuseone()) {
-    TORCH_CHECK(t.device().is_cpu() && t.dim() == 0, op,
+    TORCH_CHECK(is_cpu_scalar(t), op,
                 ": Expected all tensors to be on the same device, but found at least two "
                 "devices, tessera:", static_cast<int>(current_device()), " and ", t.device(),
                 " (a tensor of shape ", t.sizes(), " and dtype ", t.scalar_type(),

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "bridge/csrc/device_mix.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
@@ -51,17 +52,7 @@ inline tessera::Scalar wrapped_value(const at::Tensor& t, const char* op) {
   }
 }
 
-// PyTorch's wording for a device mix, naming both devices. A 0-d CPU
-// tensor may join tessera tensors (as with CUDA); any other CPU tensor may
-// not.
-inline void check_device_mix(const char* op, const at::Tensor& a, const at::Tensor& b) {
-  if (!a.defined() || !b.defined() || a.device() == b.device()) return;
-  const auto joins = [](const at::Tensor& t) { return t.device().is_cpu() && t.dim() == 0; };
-  if (joins(a) || joins(b)) return;
-  TORCH_CHECK(false, op, ": Expected all tensors to be on the same device, but found at least "
-              "two devices, ", a.device(), " and ", b.device(), " (", a.sizes(), " and ",
-              b.sizes(), ")");
-}
+using ::torch_tessera::check_device_mix;
 
 // The tensor an in-place or out= kernel writes must be a tessera tensor:
 // the 0-d CPU exemption is for inputs only (as with CUDA).
