@@ -118,6 +118,13 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   info_.api_version = props.properties.apiVersion;
   info_.physical_index = choice.physical_index;
   info_.subgroup_size = subgroup.subgroupSize;
+  // Reductions use subgroupAdd/Max/... and subgroupShuffle in compute
+  // shaders only where the device offers them there.
+  const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+  info_.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+                              (subgroup.supportedOperations & needed) == needed;
   info_.shader_f16 = choice.shader_f16 && choice.shader_int16;
   info_.shader_int8 = choice.shader_int8;
   info_.shader_int64 = choice.shader_int64;

@@ -38,6 +38,7 @@ struct VulkanDeviceInfo {
   uint32_t api_version = 0;    // VK_MAKE_API_VERSION form
   uint32_t physical_index = 0; // index in vkEnumeratePhysicalDevices
   uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic = false;  // basic, arithmetic and shuffle ops in compute shaders
   bool shader_f16 = false;     // f16 arithmetic and 16-bit storage in shaders
   bool shader_int8 = false;    // 8-bit integers and 8-bit storage in shaders
   bool shader_int64 = false;

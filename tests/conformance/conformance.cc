@@ -1,8 +1,11 @@
 #include "tests/conformance/conformance.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "runtime/core/checked_math.h"
@@ -228,10 +231,67 @@ void for_each_line(const Shape& sizes, int64_t dim, std::vector<double>& v,
   }
 }
 
+// How much of the suite a device ran with its own kernels: per op and
+// dtype, whether any sample needed the host (a CPU fallback or a kernel's
+// host staging). Printed once at exit, one line per device that ran
+// cases, so a backend's coverage is a number in every test log.
+class NativeCoverage {
+ public:
+  static NativeCoverage& instance() {
+    static NativeCoverage coverage;
+    return coverage;
+  }
+  void record(const std::string& device, const std::string& op, DType dtype,
+              const std::map<std::string, int64_t>& host_ops) {
+    Entry& e = entries_[device];
+    ++e.combinations;
+    if (host_ops.empty()) return;
+    std::string staged = op + " " + std::string(dtype_name(dtype)) + " (";
+    bool first = true;
+    for (const auto& [name, count] : host_ops) {
+      staged += (first ? "" : ", ") + name;
+      first = false;
+    }
+    e.staged.push_back(staged + ")");
+  }
+  ~NativeCoverage() {
+    for (const auto& [device, e] : entries_) {
+      std::printf("conformance native coverage on %s: %lld of %lld op x dtype combinations "
+                  "ran without the host\n",
+                  device.c_str(), static_cast<long long>(e.combinations - e.staged.size()),
+                  static_cast<long long>(e.combinations));
+      if (e.staged.empty() || device.rfind("cpu", 0) == 0) continue;
+      std::printf("  host-staged (op dtype (kernels)):");
+      for (const std::string& s : e.staged) std::printf(" %s;", s.c_str());
+      std::printf("\n");
+    }
+  }
+
+ private:
+  struct Entry {
+    int64_t combinations = 0;
+    std::vector<std::string> staged;
+  };
+  std::map<std::string, Entry> entries_;
+};
+
+// Fallback counts that grew between two snapshots.
+std::map<std::string, int64_t> grown_counts(const std::map<std::string, int64_t>& before,
+                                            const std::map<std::string, int64_t>& after) {
+  std::map<std::string, int64_t> grown;
+  for (const auto& [name, count] : after) {
+    auto it = before.find(name);
+    int64_t was = it == before.end() ? 0 : it->second;
+    if (count > was) grown[name] = count - was;
+  }
+  return grown;
+}
+
 void run_op_case(const std::string& device_type, const std::string& op, const OpCase& c) {
   Device device{DeviceType::from_name(device_type), 0};
   int64_t checked = 0;
   for (DType dtype : c.dtypes) {
+    std::map<std::string, int64_t> host_ops;
     for (const Sample& sample : c.samples(dtype)) {
       std::string where = op + " " + std::string(dtype_name(dtype)) + " " + sample.description +
                           " on " + device.to_string();
@@ -239,11 +299,15 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
       std::vector<Tensor> dev_inputs;
       for (const Tensor& t : sample.inputs) dev_inputs.push_back(to_device_like(t, device));
       std::vector<Tensor> outs;
+      std::map<std::string, int64_t> before = cpu_fallback_counts();
       try {
         outs = c.run(dev_inputs, sample);
       } catch (const std::exception& e) {
         FAIL_CHECK("threw: " << e.what());
         continue;
+      }
+      for (const auto& [name, count] : grown_counts(before, cpu_fallback_counts())) {
+        host_ops[name] += count;
       }
       std::vector<Expected> expected = c.reference(sample);
       REQUIRE(outs.size() == expected.size());
@@ -275,6 +339,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
         ++checked;
       }
     }
+    NativeCoverage::instance().record(device.to_string(), op, dtype, host_ops);
   }
   CHECK(checked > 0);
   std::printf("conformance: %s on %s: %lld outputs checked\n", op.c_str(),

@@ -4,6 +4,7 @@
 
 #include "devices/vulkan/vulkan_instance.h"
 #include "devices/vulkan/vulkan_stream.h"
+#include "runtime/core/error.h"
 
 namespace tessera::vulkan {
 
@@ -28,6 +29,29 @@ void launch_shader(const KernelContext& ctx, std::string_view shader,
         vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
         vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, params_size, params);
         vkCmdDispatch(cb, groups, 1, 1);
+      },
+      /*is_dispatch=*/true);
+}
+
+void launch_shader_groups(const KernelContext& ctx, std::string_view shader,
+                          std::initializer_list<uint32_t> constants, const void* params,
+                          uint32_t params_size, uint32_t groups_x, uint32_t groups_y,
+                          uint32_t groups_z) {
+  for (uint32_t g : {groups_x, groups_y, groups_z}) {
+    TESSERA_CHECK(g >= 1 && g <= kMaxWorkGroupsPerDim, DeviceError, "vulkan: shader '", shader,
+                  "' launched with work groups (", groups_x, ", ", groups_y, ", ", groups_z,
+                  "); each count must be in [1, ", kMaxWorkGroupsPerDim, "]");
+  }
+  VulkanContext& context = vulkan_context_of(ctx);
+  VulkanStream& stream = context.stream(ctx.stream, "kernel launch");
+  ComputePipelines& pipelines = context.pipelines();
+  VkPipeline pipeline = pipelines.get(shader, constants);
+  VkPipelineLayout layout = pipelines.layout();
+  stream.record(
+      [&](VkCommandBuffer cb) {
+        vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+        vkCmdPushConstants(cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, params_size, params);
+        vkCmdDispatch(cb, groups_x, groups_y, groups_z);
       },
       /*is_dispatch=*/true);
 }

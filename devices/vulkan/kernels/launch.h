@@ -23,6 +23,20 @@ void launch_shader(const KernelContext& ctx, std::string_view shader,
                    std::initializer_list<uint32_t> constants, const void* params,
                    uint32_t params_size, int64_t numel);
 
+// Dispatches exactly groups_x * groups_y * groups_z work groups, for
+// shaders that map work groups to rows, tiles or outputs themselves (a
+// reduction's rows, a GEMM's tiles). Each count must be at least 1 and at
+// most 65535 (the smallest maxComputeWorkGroupCount Vulkan guarantees); a
+// larger grid is a DeviceError naming the shader, so kernels loop over
+// the excess or split the dispatch.
+void launch_shader_groups(const KernelContext& ctx, std::string_view shader,
+                          std::initializer_list<uint32_t> constants, const void* params,
+                          uint32_t params_size, uint32_t groups_x, uint32_t groups_y = 1,
+                          uint32_t groups_z = 1);
+
+// The largest work-group count a launch_shader_groups dimension takes.
+inline constexpr uint32_t kMaxWorkGroupsPerDim = 65535;
+
 // Transfer commands for contiguous data, which drivers run as memcpy and
 // memset (much faster than a shader on CPU drivers): dst = src for nbytes,
 // and nbytes at dst = a 4-byte pattern (nbytes and dst's offset in its
@@ -38,6 +52,17 @@ void launch(const KernelContext& ctx, std::string_view shader,
   static_assert(sizeof(Params) <= kPushConstantBytes,
                 "push constants are limited to 128 bytes (lavapipe's maxPushConstantsSize)");
   launch_shader(ctx, shader, constants, &params, sizeof(Params), numel);
+}
+
+template <typename Params>
+void launch_groups(const KernelContext& ctx, std::string_view shader,
+                   std::initializer_list<uint32_t> constants, const Params& params,
+                   uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1) {
+  static_assert(std::is_trivially_copyable_v<Params>);
+  static_assert(sizeof(Params) <= kPushConstantBytes,
+                "push constants are limited to 128 bytes (lavapipe's maxPushConstantsSize)");
+  launch_shader_groups(ctx, shader, constants, &params, sizeof(Params), groups_x, groups_y,
+                       groups_z);
 }
 
 }  // namespace tessera::vulkan
