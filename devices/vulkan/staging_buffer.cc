@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "devices/vulkan/staging_pool.h"
 #include "devices/vulkan/vulkan_check.h"
 #include "runtime/core/error.h"
 
@@ -37,14 +38,19 @@ StagingBuffer::StagingBuffer(VkDevice device, uint32_t memory_type, size_t nbyte
   }
 }
 
-StagingBuffer::~StagingBuffer() { release(); }
+StagingBuffer::~StagingBuffer() {
+  // The pool either takes the buffer (leaving this one empty) or declines.
+  if (pool_ != nullptr && buffer_ != VK_NULL_HANDLE) pool_->give_back(std::move(*this));
+  release();
+}
 
 StagingBuffer::StagingBuffer(StagingBuffer&& other) noexcept
     : device_(std::exchange(other.device_, VK_NULL_HANDLE)),
       buffer_(std::exchange(other.buffer_, VK_NULL_HANDLE)),
       memory_(std::exchange(other.memory_, VK_NULL_HANDLE)),
       mapped_(std::exchange(other.mapped_, nullptr)),
-      size_(std::exchange(other.size_, 0)) {}
+      size_(std::exchange(other.size_, 0)),
+      pool_(std::exchange(other.pool_, nullptr)) {}
 
 StagingBuffer& StagingBuffer::operator=(StagingBuffer&& other) noexcept {
   if (this != &other) {
@@ -54,6 +60,7 @@ StagingBuffer& StagingBuffer::operator=(StagingBuffer&& other) noexcept {
     memory_ = std::exchange(other.memory_, VK_NULL_HANDLE);
     mapped_ = std::exchange(other.mapped_, nullptr);
     size_ = std::exchange(other.size_, 0);
+    pool_ = std::exchange(other.pool_, nullptr);
   }
   return *this;
 }

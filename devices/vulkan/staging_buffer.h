@@ -1,7 +1,8 @@
 // A host-visible, persistently mapped buffer that carries the host side of
 // a host<->device copy (vkCmdCopyBuffer needs a buffer on both sides). It
 // lives until the command buffer that uses it has completed: the stream
-// keeps it with the batch (see VulkanStream::record).
+// keeps it with the batch (see VulkanStream::record). One that came from a
+// StagingPool goes back there instead of being freed.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,8 @@
 #include <vulkan/vulkan.h>
 
 namespace tessera::vulkan {
+
+class StagingPool;
 
 class StagingBuffer {
  public:
@@ -25,6 +28,8 @@ class StagingBuffer {
   VkBuffer buffer() const { return buffer_; }
   void* mapped() const { return mapped_; }
   size_t size() const { return size_; }
+  // Where the destructor returns the buffer (nullptr: it frees it).
+  void set_pool(StagingPool* pool) { pool_ = pool; }
 
  private:
   void release();
@@ -34,6 +39,7 @@ class StagingBuffer {
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void* mapped_ = nullptr;
   size_t size_ = 0;
+  StagingPool* pool_ = nullptr;
 };
 
 }  // namespace tessera::vulkan

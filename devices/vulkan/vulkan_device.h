@@ -13,6 +13,15 @@
 //   TESSERA_VULKAN_VALIDATION=1  enables VK_LAYER_KHRONOS_validation; any
 //                                validation error becomes a DeviceError at
 //                                the next synchronization.
+//   TESSERA_VULKAN_UNIFIED_MEMORY=0
+//                                host<->device copies always go through
+//                                staging buffers, also on integrated and
+//                                CPU devices whose memory the host can map.
+//   TESSERA_VULKAN_PIPELINE_CACHE=<dir>
+//                                where compiled pipelines are kept between
+//                                runs (default $XDG_CACHE_HOME/tessera/vulkan
+//                                or ~/.cache/tessera/vulkan); "off" keeps
+//                                none.
 //
 // Design, in short:
 //  - memory: a data pointer is a buffer device address (vulkan_memory.h);
@@ -24,6 +33,7 @@
 //    runtime's CPU fallback.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -47,6 +57,18 @@ struct VulkanDeviceInfo {
 
 // ValueError when the device does not exist.
 VulkanDeviceInfo device_info(int index);
+
+// How a device's memory is held from the driver (vulkan_memory.h).
+struct VulkanMemoryStats {
+  size_t blocks = 0;              // VkDeviceMemory blocks, shared and dedicated
+  size_t block_bytes = 0;         // their total size
+  size_t allocations = 0;         // live raw allocations inside them
+  size_t staging_idle_bytes = 0;  // staging buffers kept for reuse
+  bool unified = false;           // copies go through mapped device memory
+};
+
+// ValueError when the device does not exist.
+VulkanMemoryStats memory_stats(int index);
 
 // Does nothing; see tessera::cpu::link().
 void link();

@@ -1,6 +1,9 @@
 #include "devices/vulkan/vulkan_memory.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <string_view>
 
 #include "devices/vulkan/vulkan_check.h"
 #include "runtime/core/error.h"
@@ -12,9 +15,14 @@ constexpr VkBufferUsageFlags kDeviceBufferUsage =
     VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
     VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 
-// Allocations are rounded up so that every address is aligned for any
-// element type and vkCmdCopyBuffer offsets stay simple.
-constexpr size_t kAllocationGranule = 256;
+constexpr size_t kGranule = VulkanMemory::kAllocationGranule;
+
+// TESSERA_VULKAN_UNIFIED_MEMORY=0 forces staging copies even where device
+// memory is host-visible (tests cover both paths on lavapipe this way).
+bool unified_memory_allowed() {
+  const char* value = std::getenv("TESSERA_VULKAN_UNIFIED_MEMORY");
+  return value == nullptr || std::string_view(value) != "0";
+}
 
 VkBuffer create_buffer(VkDevice device, size_t nbytes, VkBufferUsageFlags usage,
                        VkResult* result) {
@@ -52,7 +60,7 @@ VulkanMemory::VulkanMemory(VkPhysicalDevice physical_device, VkDevice device,
 
   // The memory types a device buffer may use, from a probe buffer.
   VkResult r;
-  VkBuffer probe = create_buffer(device_, kAllocationGranule, kDeviceBufferUsage, &r);
+  VkBuffer probe = create_buffer(device_, kGranule, kDeviceBufferUsage, &r);
   check_vk(r, "vkCreateBuffer (memory type probe)");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(device_, probe, &req);
@@ -66,7 +74,7 @@ VulkanMemory::VulkanMemory(VkPhysicalDevice physical_device, VkDevice device,
   device_heap_size_ = props.memoryHeaps[device_heap_].size;
 
   VkBuffer staging_probe = create_buffer(
-      device_, kAllocationGranule,
+      device_, kGranule,
       VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT, &r);
   check_vk(r, "vkCreateBuffer (memory type probe)");
   vkGetBufferMemoryRequirements(device_, staging_probe, &req);
@@ -78,84 +86,129 @@ VulkanMemory::VulkanMemory(VkPhysicalDevice physical_device, VkDevice device,
       VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
   TESSERA_CHECK(staging_type >= 0, DeviceError,
                 "vulkan: no host-visible, coherent memory type for staging copies");
-  staging_memory_type_ = static_cast<uint32_t>(staging_type);
+  staging_ = std::make_unique<StagingPool>(device_, static_cast<uint32_t>(staging_type));
+
+  // Unified memory: an integrated or CPU device whose device memory the
+  // host can map coherently. (A discrete GPU's host-visible device memory
+  // is a small PCIe window, not a place for every tensor.)
+  VkPhysicalDeviceProperties device_props;
+  vkGetPhysicalDeviceProperties(physical_device_, &device_props);
+  const VkMemoryPropertyFlags host_coherent =
+      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  unified_ = unified_memory_allowed() &&
+             (device_props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+              device_props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) &&
+             (props.memoryTypes[device_memory_type_].propertyFlags & host_coherent) ==
+                 host_coherent;
 }
 
 VulkanMemory::~VulkanMemory() {
   std::lock_guard<std::mutex> lock(mutex_);
-  for (auto& [address, a] : allocations_) {
-    vkDestroyBuffer(device_, a.buffer, nullptr);
-    vkFreeMemory(device_, a.memory, nullptr);
-  }
+  for (auto& [address, block] : blocks_) destroy_block(*block);
 }
 
-uint64_t VulkanMemory::allocate(size_t nbytes) {
-  const size_t size = std::max<size_t>(kAllocationGranule,
-                                       (nbytes + kAllocationGranule - 1) / kAllocationGranule *
-                                           kAllocationGranule);
+std::unique_ptr<VulkanMemory::Block> VulkanMemory::create_block(size_t size, bool shared) {
   VkResult r;
-  Allocation a;
-  a.size = size;
-  a.buffer = create_buffer(device_, size, kDeviceBufferUsage, &r);
-  if (is_out_of_memory(r)) return 0;
+  auto block = std::make_unique<Block>();
+  block->size = size;
+  block->buffer = create_buffer(device_, size, kDeviceBufferUsage, &r);
+  if (is_out_of_memory(r)) return nullptr;
   check_vk(r, "vkCreateBuffer");
   VkMemoryRequirements req;
-  vkGetBufferMemoryRequirements(device_, a.buffer, &req);
+  vkGetBufferMemoryRequirements(device_, block->buffer, &req);
   VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
   flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
   VkMemoryAllocateInfo info{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   info.pNext = &flags;
   info.allocationSize = req.size;
   info.memoryTypeIndex = device_memory_type_;
-  r = vkAllocateMemory(device_, &info, nullptr, &a.memory);
+  r = vkAllocateMemory(device_, &info, nullptr, &block->memory);
   if (r != VK_SUCCESS) {
-    vkDestroyBuffer(device_, a.buffer, nullptr);
-    if (is_out_of_memory(r)) return 0;
+    destroy_block(*block);
+    if (is_out_of_memory(r)) return nullptr;
     check_vk(r, "vkAllocateMemory");
   }
-  r = vkBindBufferMemory(device_, a.buffer, a.memory, 0);
-  if (r != VK_SUCCESS) {
-    vkDestroyBuffer(device_, a.buffer, nullptr);
-    vkFreeMemory(device_, a.memory, nullptr);
-    check_vk(r, "vkBindBufferMemory");
+  try {
+    check_vk(vkBindBufferMemory(device_, block->buffer, block->memory, 0), "vkBindBufferMemory");
+    if (unified_) {
+      check_vk(vkMapMemory(device_, block->memory, 0, VK_WHOLE_SIZE, 0, &block->mapped),
+               "vkMapMemory (unified device memory)");
+    }
+  } catch (...) {
+    destroy_block(*block);
+    throw;
   }
   VkBufferDeviceAddressInfo address_info{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
-  address_info.buffer = a.buffer;
-  const uint64_t address = vkGetBufferDeviceAddress(device_, &address_info);
-  if (address == 0) {
-    vkDestroyBuffer(device_, a.buffer, nullptr);
-    vkFreeMemory(device_, a.memory, nullptr);
+  address_info.buffer = block->buffer;
+  block->address = vkGetBufferDeviceAddress(device_, &address_info);
+  if (block->address == 0) {
+    destroy_block(*block);
     throw DeviceError("vulkan: vkGetBufferDeviceAddress returned 0 for a new buffer");
   }
+  if (shared) block->ranges = std::make_unique<RangeAllocator>(size);
+  return block;
+}
+
+void VulkanMemory::destroy_block(Block& block) {
+  // Freeing mapped memory unmaps it implicitly.
+  if (block.buffer != VK_NULL_HANDLE) vkDestroyBuffer(device_, block.buffer, nullptr);
+  if (block.memory != VK_NULL_HANDLE) vkFreeMemory(device_, block.memory, nullptr);
+  block.buffer = VK_NULL_HANDLE;
+  block.memory = VK_NULL_HANDLE;
+  block.mapped = nullptr;
+}
+
+uint64_t VulkanMemory::allocate(size_t nbytes) {
+  // Rounding is overflow-checked: an impossible size is out of memory.
+  if (nbytes > std::numeric_limits<size_t>::max() - kGranule) return 0;
+  const size_t size = std::max(kGranule, (nbytes + kGranule - 1) / kGranule * kGranule);
   std::lock_guard<std::mutex> lock(mutex_);
-  allocations_[address] = a;
-  allocated_bytes_ += size;
+  if (size <= kMaxSubAllocation) {
+    for (auto& [base, block] : blocks_) {
+      if (!block->ranges || block->ranges->largest_free() < size) continue;
+      const uint64_t offset = *block->ranges->allocate(size);
+      live_[base + offset] = Live{block.get(), size};
+      return base + offset;
+    }
+  }
+  const bool shared = size <= kMaxSubAllocation;
+  std::unique_ptr<Block> block = create_block(shared ? kBlockBytes : size, shared);
+  if (!block) return 0;
+  Block* raw = block.get();
+  const uint64_t address = raw->address;
+  if (shared) raw->ranges->allocate(size);  // offset 0 of an empty block
+  blocks_[address] = std::move(block);
+  block_bytes_ += raw->size;
+  live_[address] = Live{raw, size};
   return address;
 }
 
 void VulkanMemory::free(uint64_t address) {
-  Allocation a;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = allocations_.find(address);
-    TESSERA_CHECK(it != allocations_.end(), ValueError, "vulkan raw_free: 0x", std::hex, address,
-                  " is not the start of a live allocation of this device");
-    a = it->second;
-    allocated_bytes_ -= a.size;
-    allocations_.erase(it);
-  }
-  vkDestroyBuffer(device_, a.buffer, nullptr);
-  vkFreeMemory(device_, a.memory, nullptr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = live_.find(address);
+  TESSERA_CHECK(it != live_.end(), ValueError, "vulkan raw_free: 0x", std::hex, address,
+                " is not the start of a live allocation of this device");
+  Block* block = it->second.block;
+  if (block->ranges) block->ranges->free(address - block->address, it->second.size);
+  live_.erase(it);
+  if (block->ranges && !block->ranges->empty()) return;
+  block_bytes_ -= block->size;
+  destroy_block(*block);
+  blocks_.erase(block->address);
 }
 
 BufferRange VulkanMemory::resolve(uint64_t address, size_t nbytes, std::string_view op) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = allocations_.upper_bound(address);
-  if (it != allocations_.begin()) {
+  auto it = live_.upper_bound(address);
+  if (it != live_.begin()) {
     --it;
     const uint64_t base = it->first;
-    if (address >= base && address - base + nbytes <= it->second.size) {
-      return BufferRange{it->second.buffer, address - base};
+    if (address >= base && nbytes <= it->second.size &&
+        address - base <= it->second.size - nbytes) {
+      const Block& block = *it->second.block;
+      const VkDeviceSize offset = address - block.address;
+      void* mapped = block.mapped ? static_cast<char*>(block.mapped) + offset : nullptr;
+      return BufferRange{block.buffer, offset, mapped};
     }
   }
   throw ValueError(detail::concat("vulkan ", op, ": [0x", std::hex, address, ", 0x",
@@ -163,8 +216,19 @@ BufferRange VulkanMemory::resolve(uint64_t address, size_t nbytes, std::string_v
                                   "this device (a host pointer or freed memory?)"));
 }
 
-StagingBuffer VulkanMemory::make_staging(size_t nbytes) const {
-  return StagingBuffer(device_, staging_memory_type_, std::max<size_t>(nbytes, 4));
+StagingBuffer VulkanMemory::make_staging(size_t nbytes) {
+  return staging_->acquire(std::max<size_t>(nbytes, 4));
+}
+
+VulkanMemoryStats VulkanMemory::stats() const {
+  VulkanMemoryStats stats;
+  stats.staging_idle_bytes = staging_->idle_bytes();
+  stats.unified = unified_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats.blocks = blocks_.size();
+  stats.block_bytes = block_bytes_;
+  stats.allocations = live_.size();
+  return stats;
 }
 
 MemoryInfo VulkanMemory::memory_info() const {
@@ -182,7 +246,7 @@ MemoryInfo VulkanMemory::memory_info() const {
     return info;
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  info.free = device_heap_size_ > allocated_bytes_ ? device_heap_size_ - allocated_bytes_ : 0;
+  info.free = device_heap_size_ > block_bytes_ ? device_heap_size_ - block_bytes_ : 0;
   return info;
 }
 

@@ -99,6 +99,11 @@ bool VulkanStream::query() {
   return completed_value() >= target;
 }
 
+bool VulkanStream::idle() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !open_ && pending_waits_.empty() && completed_value() >= last_submitted_;
+}
+
 void VulkanStream::open_batch_locked() {
   reclaim_locked();
   Batch batch;

@@ -59,6 +59,10 @@ class VulkanStream {
   void synchronize(std::string_view what);
   // Submits, then says whether everything submitted has completed.
   bool query();
+  // True when nothing is recorded, waited for or running: the host may
+  // then touch the stream's memory directly without breaking its order
+  // (unified-memory copies). Submits nothing.
+  bool idle();
 
   VulkanContext& context() const { return context_; }
 

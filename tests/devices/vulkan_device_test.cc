@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <set>
 #include <thread>
@@ -119,6 +121,72 @@ TEST_CASE("vulkan: raw memory and copies in every direction", "[vulkan]") {
 
   // An impossible request is out of memory (nullptr), not a crash.
   CHECK(iface.raw_allocate(0, size_t{1} << 62) == nullptr);
+}
+
+TEST_CASE("vulkan: small allocations share blocks, large ones get their own", "[vulkan][memory]") {
+  REQUIRE_VULKAN();
+  DeviceInterface& iface = *vulkan_interface();
+  NativeStream s = iface.default_stream(0);
+  const vulkan::VulkanMemoryStats before = vulkan::memory_stats(0);
+
+  // 64 allocations of 1 KiB: at most one new block, disjoint and usable.
+  std::vector<void*> small;
+  for (int i = 0; i < 64; ++i) {
+    void* p = iface.raw_allocate(0, 1024);
+    REQUIRE(p != nullptr);
+    uint32_t value = static_cast<uint32_t>(i);
+    iface.copy_sync(CopyKind::kHostToDevice, static_cast<char*>(p) + 1020, &value, 4, 0, s);
+    small.push_back(p);
+  }
+  vulkan::VulkanMemoryStats during = vulkan::memory_stats(0);
+  CHECK(during.blocks <= before.blocks + 1);
+  CHECK(during.allocations == before.allocations + 64);
+  std::vector<void*> sorted = small;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    CHECK(static_cast<char*>(sorted[i]) - static_cast<char*>(sorted[i - 1]) >= 1024);
+  }
+  for (int i = 0; i < 64; ++i) {
+    uint32_t value = 0;
+    iface.copy_sync(CopyKind::kDeviceToHost, &value, static_cast<char*>(small[i]) + 1020, 4, 0, s);
+    CHECK(value == static_cast<uint32_t>(i));
+  }
+
+  // 32 MiB is beyond sub-allocation: a dedicated block, returned on free.
+  void* large = iface.raw_allocate(0, size_t{32} << 20);
+  REQUIRE(large != nullptr);
+  CHECK(vulkan::memory_stats(0).blocks == during.blocks + 1);
+  iface.raw_free(0, large);
+  CHECK(vulkan::memory_stats(0).blocks == during.blocks);
+
+  for (void* p : small) iface.raw_free(0, p);
+  const vulkan::VulkanMemoryStats after = vulkan::memory_stats(0);
+  CHECK(after.allocations == before.allocations);
+  CHECK(after.blocks == before.blocks);  // a block nothing lives in goes back
+}
+
+TEST_CASE("vulkan: unified memory follows the device type and the environment", "[vulkan][memory]") {
+  REQUIRE_VULKAN();
+  const char* env = std::getenv("TESSERA_VULKAN_UNIFIED_MEMORY");
+  const bool disabled = env != nullptr && std::string(env) == "0";
+  const vulkan::VulkanMemoryStats stats = vulkan::memory_stats(0);
+  if (disabled) CHECK_FALSE(stats.unified);
+  // lavapipe's one memory type is device-local, host-visible and coherent.
+  if (!disabled && vulkan::device_info(0).driver == "llvmpipe") CHECK(stats.unified);
+
+  // Copies behind queued work keep stream order on either path: a fill
+  // queued before a host-to-device copy must not overwrite it.
+  Tensor t = empty({4096}, TensorOptions(DType::kF32, gpu()));
+  for (int round = 0; round < 3; ++round) {
+    t.fill_(static_cast<double>(round));
+    std::vector<float> ones(4096, 1.0f);
+    DeviceInterface& iface = *vulkan_interface();
+    iface.copy_async(CopyKind::kHostToDevice, t.data_ptr(), ones.data(), 4096 * 4, 0,
+                     current_stream(gpu()).native());
+    std::vector<double> back = host_values(t);
+    CHECK(std::all_of(back.begin(), back.end(), [](double v) { return v == 1.0; }));
+  }
+  if (!stats.unified) CHECK(vulkan::memory_stats(0).staging_idle_bytes > 0);  // reused
 }
 
 TEST_CASE("vulkan: default stream and created streams", "[vulkan][stream]") {
