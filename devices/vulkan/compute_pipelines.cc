@@ -1,5 +1,6 @@
 #include "devices/vulkan/compute_pipelines.h"
 
+#include <cstdlib>
 #include <vector>
 
 #include "devices/vulkan/spirv_registry.h"
@@ -7,9 +8,35 @@
 #include "runtime/core/error.h"
 
 namespace tessera::vulkan {
+namespace {
 
-ComputePipelines::ComputePipelines(VkDevice device, uint32_t workgroup_size)
-    : device_(device), workgroup_size_(workgroup_size) {
+// New pipelines reach the disk at most this often while running; the
+// rest at exit.
+constexpr auto kSaveInterval = std::chrono::seconds(2);
+
+// Every device's pipelines, saved at exit. Contexts are never destroyed
+// (see VulkanInstance), so the pointers stay valid.
+std::mutex& registry_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<ComputePipelines*>& registry() {
+  static std::vector<ComputePipelines*> r;
+  return r;
+}
+void save_all_at_exit() {
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  for (ComputePipelines* p : registry()) p->save();
+}
+
+}  // namespace
+
+ComputePipelines::ComputePipelines(VkDevice device, const VkPhysicalDeviceProperties& properties,
+                                   uint32_t workgroup_size)
+    : device_(device),
+      workgroup_size_(workgroup_size),
+      file_(std::make_unique<PipelineCacheFile>(properties)),
+      last_save_(std::chrono::steady_clock::now()) {
   VkPushConstantRange range{};
   range.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   range.offset = 0;
@@ -19,11 +46,28 @@ ComputePipelines::ComputePipelines(VkDevice device, uint32_t workgroup_size)
   layout_info.pPushConstantRanges = &range;
   check_vk(vkCreatePipelineLayout(device_, &layout_info, nullptr, &layout_),
            "vkCreatePipelineLayout");
+  const std::vector<char> initial = file_->load();
   VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
-  check_vk(vkCreatePipelineCache(device_, &cache_info, nullptr, &cache_), "vkCreatePipelineCache");
+  cache_info.initialDataSize = initial.size();
+  cache_info.pInitialData = initial.empty() ? nullptr : initial.data();
+  if (vkCreatePipelineCache(device_, &cache_info, nullptr, &cache_) != VK_SUCCESS) {
+    // Data the driver rejects despite a matching header: start empty.
+    cache_info.initialDataSize = 0;
+    cache_info.pInitialData = nullptr;
+    check_vk(vkCreatePipelineCache(device_, &cache_info, nullptr, &cache_),
+             "vkCreatePipelineCache");
+  }
+  std::lock_guard<std::mutex> lock(registry_mutex());
+  if (registry().empty()) std::atexit(save_all_at_exit);
+  registry().push_back(this);
 }
 
 ComputePipelines::~ComputePipelines() {
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    std::erase(registry(), this);
+  }
+  save();
   for (auto& [name, pipeline] : pipelines_) vkDestroyPipeline(device_, pipeline, nullptr);
   vkDestroyPipelineCache(device_, cache_, nullptr);
   vkDestroyPipelineLayout(device_, layout_, nullptr);
@@ -66,7 +110,29 @@ VkPipeline ComputePipelines::get(std::string_view shader,
   vkDestroyShaderModule(device_, module, nullptr);
   check_vk(r, "vkCreateComputePipelines (shader " + std::string(shader) + ")");
   pipelines_.emplace(std::move(key), pipeline);
+  unsaved_ = true;
+  if (std::chrono::steady_clock::now() - last_save_ >= kSaveInterval) save_locked();
   return pipeline;
+}
+
+size_t ComputePipelines::save(bool force) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!unsaved_ && !force) return 0;
+  return save_locked();
+}
+
+size_t ComputePipelines::save_locked() {
+  last_save_ = std::chrono::steady_clock::now();
+  unsaved_ = false;
+  size_t size = 0;
+  if (file_->path().empty() ||
+      vkGetPipelineCacheData(device_, cache_, &size, nullptr) != VK_SUCCESS || size == 0) {
+    return 0;
+  }
+  std::vector<char> data(size);
+  if (vkGetPipelineCacheData(device_, cache_, &size, data.data()) != VK_SUCCESS) return 0;
+  data.resize(size);
+  return file_->save(data) ? size : 0;
 }
 
 }  // namespace tessera::vulkan

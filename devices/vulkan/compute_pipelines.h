@@ -6,17 +6,23 @@
 // specialization constant (constant_id 0), chosen here per device; a
 // shader's other specialization constants (constant_id 1, 2, ...: element
 // kinds, the operator) make one pipeline per combination, so the driver
-// compiles straight-line code instead of branching per element.
+// compiles straight-line code instead of branching per element. Compiled
+// pipelines persist on disk (pipeline_cache_file.h): the cache is written
+// when new pipelines were made, at most every few seconds, and at exit.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
+#include <chrono>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
 
 #include <vulkan/vulkan.h>
+
+#include "devices/vulkan/pipeline_cache_file.h"
 
 namespace tessera::vulkan {
 
@@ -26,7 +32,8 @@ inline constexpr uint32_t kPushConstantBytes = 128;
 
 class ComputePipelines {
  public:
-  ComputePipelines(VkDevice device, uint32_t workgroup_size);
+  ComputePipelines(VkDevice device, const VkPhysicalDeviceProperties& properties,
+                   uint32_t workgroup_size);
   ~ComputePipelines();
   ComputePipelines(const ComputePipelines&) = delete;
   ComputePipelines& operator=(const ComputePipelines&) = delete;
@@ -39,15 +46,24 @@ class ComputePipelines {
   // shader or the driver cannot build it.
   VkPipeline get(std::string_view shader, std::initializer_list<uint32_t> constants = {});
 
+  // Writes the pipeline cache to disk if pipelines were made since the
+  // last write (or always, with force); returns the bytes written.
+  size_t save(bool force = false);
+  const PipelineCacheFile& cache_file() const { return *file_; }
+
  private:
   VkDevice device_;
   uint32_t workgroup_size_;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
-  // Shares compiled state between pipelines (and would persist it, were it
-  // saved to disk).
+  size_t save_locked();
+
+  // Shares compiled state between pipelines and persists it.
   VkPipelineCache cache_ = VK_NULL_HANDLE;
+  std::unique_ptr<PipelineCacheFile> file_;
   std::mutex mutex_;
   std::map<std::string, VkPipeline> pipelines_;  // by shader and constants
+  bool unsaved_ = false;
+  std::chrono::steady_clock::time_point last_save_;
 };
 
 }  // namespace tessera::vulkan

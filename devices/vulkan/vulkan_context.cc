@@ -92,7 +92,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
 
   try {
     memory_ = std::make_unique<VulkanMemory>(choice.physical, device_, choice.memory_budget);
-    pipelines_ = std::make_unique<ComputePipelines>(device_, workgroup_size);
+    pipelines_ = std::make_unique<ComputePipelines>(device_, props.properties, workgroup_size);
     streams_.push_back(std::make_unique<VulkanStream>(*this));
   } catch (...) {
     streams_.clear();

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 
+#include "devices/vulkan/compute_pipelines.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/vulkan_context.h"
 #include "devices/vulkan/vulkan_event.h"
@@ -187,6 +188,16 @@ VulkanDeviceInfo device_info(int index) {
 
 VulkanMemoryStats memory_stats(int index) {
   return VulkanInstance::get().context(index, "memory_stats").memory().stats();
+}
+
+VulkanPipelineCacheInfo save_pipeline_cache(int index) {
+  ComputePipelines& pipelines =
+      VulkanInstance::get().context(index, "save_pipeline_cache").pipelines();
+  VulkanPipelineCacheInfo info;
+  info.saved_bytes = pipelines.save(/*force=*/true);
+  info.path = pipelines.cache_file().path();
+  info.loaded_bytes = pipelines.cache_file().loaded_bytes();
+  return info;
 }
 
 void link() {}

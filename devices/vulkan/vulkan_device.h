@@ -70,6 +70,17 @@ struct VulkanMemoryStats {
 // ValueError when the device does not exist.
 VulkanMemoryStats memory_stats(int index);
 
+// The on-disk pipeline cache of a device (TESSERA_VULKAN_PIPELINE_CACHE).
+struct VulkanPipelineCacheInfo {
+  std::string path;         // empty when disabled
+  size_t loaded_bytes = 0;  // read at startup (0: no valid file)
+  size_t saved_bytes = 0;   // written by this call (0: nothing written)
+};
+
+// Writes the device's pipeline cache now (it is also written while
+// running and at exit). ValueError when the device does not exist.
+VulkanPipelineCacheInfo save_pipeline_cache(int index);
+
 // Does nothing; see tessera::cpu::link().
 void link();
 

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The on-disk pipeline cache: a first run writes it, a second run loads
+# it, and a corrupt file is ignored (the run still works and rewrites it).
+set -euo pipefail
+probe="$1"
+dir="${TEST_TMPDIR:-$(mktemp -d)}/pipeline-cache"
+export TESSERA_VULKAN_PIPELINE_CACHE="$dir"
+
+first="$("$probe")"
+echo "first run:  $first"
+if [[ "$first" == no-vulkan ]]; then
+  echo "tessera-test-summary: passed=0 failed=0 skipped=1"
+  exit 0
+fi
+path="$(sed -n 's/^path=\([^ ]*\) .*/\1/p' <<<"$first")"
+[[ "$path" == "$dir"/*.bin ]] || { echo "FAIL: cache path $path is not under $dir"; exit 1; }
+[[ "$first" == *" loaded=0 "* ]] || { echo "FAIL: a fresh directory had a cache"; exit 1; }
+[[ "$first" != *" saved=0" ]] || { echo "FAIL: nothing was saved"; exit 1; }
+[[ -s "$path" ]] || { echo "FAIL: $path is missing or empty"; exit 1; }
+
+second="$("$probe")"
+echo "second run: $second"
+[[ "$second" != *" loaded=0 "* ]] || { echo "FAIL: the second run did not load the cache"; exit 1; }
+
+head -c 4096 /dev/urandom > "$path"
+third="$("$probe")"
+echo "corrupt:    $third"
+[[ "$third" == *" loaded=0 "* ]] || { echo "FAIL: a corrupt cache file was loaded"; exit 1; }
+[[ "$third" != *" saved=0" ]] || { echo "FAIL: the corrupt file was not replaced"; exit 1; }
+
+export TESSERA_VULKAN_PIPELINE_CACHE=off
+off="$("$probe")"
+echo "off:        $off"
+[[ "$off" == "path= loaded=0 saved=0" ]] || { echo "FAIL: 'off' still used a cache"; exit 1; }
+echo "tessera-test-summary: passed=1 failed=0 skipped=0"
