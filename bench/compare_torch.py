@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Tessera's CPU ops against PyTorch's CPU path, timed in the same run.
+"""Tessera's ops against PyTorch's CPU path, timed in the same run.
 
-Runs the C++ benchmark binary //bench:ops_bench, then the same benchmarks
-in torch on the same thread count with the same timing method, and writes
-the ratios (ours over torch's throughput) with the issue's goals:
+Runs the C++ benchmark binary //bench:ops_bench on the CPU device, then the
+same benchmarks in torch on the same thread count with the same timing
+method, and writes the ratios (ours over torch's throughput) with the
+issue's goals. Each further device of --devices (default vulkan:0) gets the
+same benchmarks and a table of its own: its figures next to the CPU
+device's and torch's, reported and not judged (on this machine Vulkan is
+lavapipe, a CPU driver). An absent device is noted and skipped.
 
     results/bench/ops.json   every figure, both sides
     results/bench/ops.md     a Markdown table (also printed)
@@ -14,6 +18,7 @@ an op raising on either side) exits 1. An op that tessera does not have yet
 is shown "n/a" and does not fail either. See bench/README.md.
 
 Usage: bench/compare_torch.py [--bin PATH] [--out DIR] [--threads N] [--rounds N]
+                              [--devices vulkan:0,...]
 """
 
 import argparse
@@ -141,14 +146,15 @@ def run_torch(threads):
 
 # -- tessera side -------------------------------------------------------------
 
-def run_tessera(binary, threads):
+def run_tessera(binary, threads, device="cpu"):
     env = dict(os.environ, TESSERA_NUM_THREADS=str(threads))
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "ops_bench.json"
         env["TESSERA_BENCH_JSON"] = str(path)
         # Its table goes straight to our stdout, as progress.
         try:
-            proc = subprocess.run([str(binary)], env=env, timeout=BINARY_TIMEOUT_SECONDS)
+            proc = subprocess.run([str(binary), "--device", device], env=env,
+                                  timeout=BINARY_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"{binary} ran past {BINARY_TIMEOUT_SECONDS} s") from None
         if not path.exists():
@@ -173,27 +179,37 @@ def better(old, new):
     return old
 
 
-def run_rounds(binary, threads, rounds):
-    """Alternates the two sides `rounds` times and keeps each benchmark's
+def merge_round(kept, doc):
+    """Keeps each benchmark's better result of two rounds of one device."""
+    if kept is None:
+        return doc
+    merged = {r["name"]: r for r in kept["results"]}
+    for r in doc["results"]:
+        merged[r["name"]] = better(merged.get(r["name"]), r)
+    kept["results"] = list(merged.values())
+    return kept
+
+
+def run_rounds(binary, threads, rounds, devices):
+    """Alternates the sides `rounds` times and keeps each benchmark's
     fastest round, so that a burst of load from other processes on a shared
     machine (which hits one side's run, not the other's) is less likely to
-    decide a ratio."""
-    ours, theirs = None, {}
+    decide a ratio. Returns the CPU device's results, the other devices'
+    (by device, absent ones included), torch's."""
+    ours, others, theirs = None, {}, {}
     for i in range(1, rounds + 1):
-        print(f"[round {i}/{rounds}] tessera: {binary}", flush=True)
-        doc = run_tessera(binary, threads)
-        if ours is None:
-            ours = doc
-        else:
-            merged = {r["name"]: r for r in ours["results"]}
-            for r in doc["results"]:
-                merged[r["name"]] = better(merged.get(r["name"]), r)
-            ours["results"] = list(merged.values())
+        print(f"[round {i}/{rounds}] tessera cpu: {binary}", flush=True)
+        ours = merge_round(ours, run_tessera(binary, threads))
+        for device in devices:
+            if others.get(device, {}).get("status") == "absent":
+                continue
+            print(f"[round {i}/{rounds}] tessera {device}: {binary}", flush=True)
+            others[device] = merge_round(others.get(device), run_tessera(binary, threads, device))
         print(f"[round {i}/{rounds}] torch, {threads} thread(s)", flush=True)
         results, version, torch_threads = run_torch(threads)
         for name, r in results.items():
             theirs[name] = better(theirs.get(name), r)
-    return ours, theirs, version, torch_threads
+    return ours, others, theirs, version, torch_threads
 
 
 # -- comparison ---------------------------------------------------------------
@@ -253,6 +269,48 @@ def compare(ours, theirs):
                 mrow["status"] = "ok" if mrow["ratio"] >= mgoal else "MISS"
             rows.append(mrow)
     return rows
+
+
+def compare_device(doc, cpu, theirs):
+    """Rows for a non-CPU device: its figure, the CPU device's and torch's,
+    and the ratios to both. No goals: reported, not judged."""
+    cpu_by_name = {r["name"]: r for r in cpu["results"]}
+    rows = []
+    for r in doc["results"]:
+        name = r["name"]
+        ref = theirs.get("copy_f32_16M" if name == "memcpy_device" else name)
+        mine_cpu = cpu_by_name.get(name)
+        row = dict(benchmark=name, shape=r.get("shape", ""), device=fmt_side(r),
+                   cpu=fmt_side(mine_cpu), torch=fmt_side(ref), vs_torch=None, vs_cpu=None,
+                   status=r["status"] if r["status"] != "ok" else "info")
+        if r["status"] == "error":
+            row["status"] = "ERROR"
+            row["error"] = r.get("error")
+        if r["status"] == "ok":
+            if ref and ref["status"] == "ok":
+                row["vs_torch"] = r["throughput"] / ref["throughput"]
+            if mine_cpu and mine_cpu["status"] == "ok":
+                row["vs_cpu"] = r["throughput"] / mine_cpu["throughput"]
+        rows.append(row)
+    return rows
+
+
+def device_markdown(device, doc, rows):
+    if doc.get("status") == "absent":
+        return f"\n### tessera {device}\n\nNo such device on this machine: not run.\n"
+    out = ["", f"### tessera {device} ({doc['device']})", "",
+           "Reported, not judged. memcpy_device is a device-to-device copy_ (torch: CPU copy_).",
+           "",
+           f"| benchmark | shape | tessera {device} | tessera cpu | torch cpu | "
+           f"/ torch | / tessera cpu |",
+           "|---|---|---|---|---|---:|---:|"]
+    for r in rows:
+        vt = f"{r['vs_torch']:.2f}" if r["vs_torch"] is not None else "-"
+        vc = f"{r['vs_cpu']:.2f}" if r["vs_cpu"] is not None else "-"
+        out.append(f"| {r['benchmark']} | {r['shape']} | {r['device']} | {r['cpu']} | "
+                   f"{r['torch']} | {vt} | {vc} |")
+    out.extend(f"- {r['benchmark']}: {r['error']}" for r in rows if r.get("error"))
+    return "\n".join(out) + "\n"
 
 
 def markdown(rows, header):
@@ -320,6 +378,8 @@ def main():
                    help="threads for both sides (default: TESSERA_NUM_THREADS or the cores)")
     p.add_argument("--rounds", type=int, default=2,
                    help="alternate the two sides this many times, keep each one's best")
+    p.add_argument("--devices", default="vulkan:0",
+                   help="further tessera devices to time, comma-separated ('' for none)")
     args = p.parse_args()
     if not args.bin.exists():
         sys.exit(f"compare_torch: {args.bin} not found; bazel build //bench:ops_bench first")
@@ -327,8 +387,9 @@ def main():
         sys.exit("compare_torch: --threads and --rounds must be at least 1")
 
     try:
-        ours, theirs, torch_version, torch_threads = run_rounds(args.bin, args.threads,
-                                                                args.rounds)
+        devices = [d for d in args.devices.split(",") if d.strip()]
+        ours, others, theirs, torch_version, torch_threads = run_rounds(
+            args.bin, args.threads, args.rounds, devices)
     except (RuntimeError, OSError, ValueError, KeyError) as e:  # the harness itself failed
         print(f"compare_torch: error: {e}", file=sys.stderr)
         return 1
@@ -343,6 +404,11 @@ def main():
               "ratio = tessera / torch throughput (vs memcpy rows: / best memcpy bandwidth "
               f"of the run); median of repeats, best of {args.rounds} alternating rounds.")
     table = markdown(rows, header)
+    device_rows = {}
+    for device, doc in others.items():
+        device_rows[device] = [] if doc.get("status") == "absent" else compare_device(doc, ours,
+                                                                                       theirs)
+        table += device_markdown(device, doc, device_rows[device])
 
     args.out.mkdir(parents=True, exist_ok=True)
     doc = {"bench": "ops_vs_torch", "date": stamp, "host": platform.node(),
@@ -350,7 +416,8 @@ def main():
            "timing": {"warmup_calls": WARMUP_CALLS, "rounds": args.rounds,
                       "target_repeat_seconds": TARGET_REPEAT_SECONDS,
                       "statistic": "median seconds per call over repeats"},
-           "rows": rows, "tessera": ours, "torch": theirs}
+           "rows": rows, "tessera": ours, "torch": theirs,
+           "devices": {d: {"tessera": others[d], "rows": device_rows[d]} for d in others}}
     (args.out / "ops.json").write_text(json.dumps(doc, indent=1) + "\n")
     (args.out / "ops.md").write_text(table)
     plot(rows, args.out / "ops.png", header.split(";")[0])
@@ -359,6 +426,7 @@ def main():
     missed = sum(r["status"] == "MISS" for r in rows)
     absent = sum(r["status"] == "n/a" for r in rows)
     errors = sum(r["status"] == "ERROR" for r in rows)
+    errors += sum(r["status"] == "ERROR" for d in device_rows.values() for r in d)
     print(f"\n{len(rows)} rows: {missed} goal(s) missed, {absent} not available, "
           f"{errors} error(s); written to {args.out}/ops.{{json,md,png}}")
     return 1 if errors else 0

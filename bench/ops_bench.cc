@@ -1,4 +1,5 @@
-// Op throughput on the CPU device, for comparison with PyTorch's CPU path.
+// Op throughput on one Tessera device (the CPU device by default, or
+// `--device vulkan:0`), for comparison with PyTorch in the same run.
 //
 // bench/compare_torch.py runs this binary and the same benchmarks in torch
 // in one run, at the same thread count, and prints the ratios; see
@@ -13,6 +14,13 @@
 // repeats of the seconds per call. Ops run out-of-place, so each call
 // allocates its output, served by the caching allocator in steady state, as
 // user code calling torch.add does.
+//
+// Devices other than the host run asynchronously: each repeat ends with a
+// synchronize of the device, so a figure covers the work, not its enqueue
+// (as torch.cuda benchmarks synchronize). Their inputs are made on the host
+// and copied over; their "memcpy" row is a device-to-device copy_, the
+// roofline of their elementwise ops. A device that is absent writes a JSON
+// result with "status": "absent" and exits 0.
 //
 // Threads: the CPU device's kernels run on oneTBB, capped by
 // TESSERA_NUM_THREADS (see devices/cpu/cpu_device.cc); the count in effect is
@@ -134,13 +142,28 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// The device the op benchmarks run on; its work is synchronized at the end
+// of each timed span.
+// (A function-local static: devices register during static
+// initialization, after a global here would have been made.)
+Device& bench_device() {
+  static Device device = host_device();
+  return device;
+}
+
+void wait_for_device() {
+  if (bench_device() != host_device()) synchronize(bench_device());
+}
+
 // Times f (which returns whatever; the result is dropped at once, as an
 // unused out-of-place result would be).
 template <typename F>
 Timing time_calls(const F& f) {
   for (int i = 0; i < kWarmupCalls; ++i) f();
+  wait_for_device();
   auto t0 = std::chrono::steady_clock::now();
   f();
+  wait_for_device();
   const double one = std::max(seconds_since(t0), 1e-9);
   Timing t;
   t.calls_per_repeat = std::clamp(static_cast<int>(std::lround(kTargetRepeatSeconds / one)), 1,
@@ -151,6 +174,7 @@ Timing time_calls(const F& f) {
   for (int r = 0; r < t.repeats; ++r) {
     t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < t.calls_per_repeat; ++i) f();
+    wait_for_device();
     per_call.push_back(seconds_since(t0) / t.calls_per_repeat);
   }
   std::sort(per_call.begin(), per_call.end());
@@ -261,9 +285,28 @@ std::string shape_str(const Shape& s) {
   return out + "]";
 }
 
+// Random f32 inputs on the benchmarked device (made on the host: input
+// creation is not what is measured).
+Tensor input(const Shape& sizes) {
+  Tensor t = randn(sizes, TensorOptions(DType::kF32));
+  return bench_device() == host_device() ? t : t.to(bench_device());
+}
+
+// A device's memcpy: one device-to-device copy_ of n floats.
+Result device_copy_bench(int64_t n) {
+  const Tensor src = input({n});
+  Tensor dst = empty({n}, TensorOptions(DType::kF32, bench_device()));
+  return run_bench("memcpy_device", "dst.copy_(src)", shape_str({n}), "GB/s", 2.0 * 4.0 * n,
+                   OpCall([&] {
+                     dst.copy_(src);
+                     return Tensor();
+                   }));
+}
+
 std::vector<Result> op_benches() {
   std::vector<Result> out;
-  const TensorOptions f32(DType::kF32);
+  const TensorOptions f32(DType::kF32, bench_device());
+  auto randn = [](const Shape& sizes, const TensorOptions&) { return input(sizes); };
 
   {  // Elementwise, 16M elements: bytes = two reads and one write.
     const int64_t n = int64_t{1} << 24;
@@ -349,18 +392,14 @@ std::string to_json(const std::string& device_name, int threads,
   return j + "]}";
 }
 
-int run() {
-  const Device dev = host_device();
-  const DeviceProperties props = DeviceRegistry::instance().get(dev.type).properties(dev.index);
-  const int threads = thread_count();
-  std::printf("tessera ops on %s: %s, %d thread%s (TESSERA_NUM_THREADS caps it)\n",
-              dev.to_string().c_str(), props.name.c_str(), threads, threads == 1 ? "" : "s");
-  std::printf("  %-26s %-32s %13s %s\n", "benchmark", "call", "median", "throughput");
+// The JSON for a device that this machine does not have.
+std::string absent_json(const std::string& device) {
+  return "{\"bench\": \"ops\", \"device\": \"" + json_escape(device) +
+         "\", \"device_id\": \"" + json_escape(device) +
+         "\", \"status\": \"absent\", \"threads\": 0, \"results\": []}";
+}
 
-  std::vector<Result> results = memcpy_benches(int64_t{1} << 24, threads);
-  for (Result& r : op_benches()) results.push_back(std::move(r));
-
-  const std::string json = to_json(props.name, threads, results);
+int write_json(const std::string& json) {
   if (const char* path = std::getenv("TESSERA_BENCH_JSON"); path != nullptr && *path) {
     std::FILE* f = std::fopen(path, "a");
     if (f == nullptr) {
@@ -372,6 +411,36 @@ int run() {
   } else {
     std::printf("%s\n", json.c_str());
   }
+  return 0;
+}
+
+int run(const std::string& device_text) {
+  bench_device() = Device::parse(device_text);
+  DeviceInterface* iface = DeviceRegistry::instance().find(bench_device().type.name());
+  if (iface == nullptr || bench_device().index >= iface->device_count()) {
+    std::printf("ops_bench: no device %s on this machine; nothing to time\n",
+                device_text.c_str());
+    return write_json(absent_json(device_text));
+  }
+  const DeviceProperties props = iface->properties(bench_device().index);
+  const int threads = thread_count();
+  std::printf("tessera ops on %s: %s, %d host thread%s (TESSERA_NUM_THREADS caps it)\n",
+              bench_device().to_string().c_str(), props.name.c_str(), threads,
+              threads == 1 ? "" : "s");
+  std::printf("  %-26s %-32s %13s %s\n", "benchmark", "call", "median", "throughput");
+
+  std::vector<Result> results;
+  if (bench_device() == host_device()) {
+    results = memcpy_benches(int64_t{1} << 24, threads);
+  } else {
+    results.push_back(device_copy_bench(int64_t{1} << 24));
+  }
+  for (Result& r : op_benches()) results.push_back(std::move(r));
+
+  std::string json = to_json(props.name, threads, results);
+  json.insert(1, "\"device_id\": \"" + json_escape(bench_device().to_string()) +
+                     "\", \"status\": \"ok\", ");
+  if (int rc = write_json(json); rc != 0) return rc;
   // Errors (an op that threw) fail the run; absent ops do not.
   const bool any_error = std::any_of(results.begin(), results.end(),
                                      [](const Result& r) { return r.status == "error"; });
@@ -381,9 +450,21 @@ int run() {
 }  // namespace
 }  // namespace tessera
 
-int main() {
+int main(int argc, char** argv) {
+  std::string device = "cpu";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--device" && i + 1 < argc) {
+      device = argv[++i];
+    } else if (arg.rfind("--device=", 0) == 0) {
+      device = arg.substr(9);
+    } else {
+      std::fprintf(stderr, "usage: ops_bench [--device cpu|vulkan:0|...]\n");
+      return 2;
+    }
+  }
   try {
-    return tessera::run();
+    return tessera::run(device);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ops_bench: %s\n", e.what());
     return 1;
