@@ -36,15 +36,17 @@ inline uint64_t address(const Tensor& t) {
 // Specialization constant: 1 for f16 tensors, 0 for f32.
 inline uint32_t half_flag(DType dtype) { return dtype == DType::kF16 ? 1 : 0; }
 
-// An output the shaders write densely: the tensor itself when contiguous,
-// else a contiguous temporary copied into it by finish().
+// An output the shaders write densely (in `dtype`, by default out's): the
+// tensor itself when contiguous and of that dtype, else a contiguous
+// temporary copied (and converted) into it by finish().
 class DenseOut {
  public:
-  explicit DenseOut(Tensor& out)
+  explicit DenseOut(Tensor& out) : DenseOut(out, out.defined() ? out.dtype() : DType::kF32) {}
+  DenseOut(Tensor& out, DType dtype)
       : out_(out),
-        dense_(!out.defined() || out.is_contiguous()
+        dense_(!out.defined() || (out.is_contiguous() && out.dtype() == dtype)
                    ? out
-                   : empty(out.sizes(), TensorOptions(out.dtype(), out.device()))) {}
+                   : empty(out.sizes(), TensorOptions(dtype, out.device()))) {}
   const Tensor& tensor() const { return dense_; }
   uint64_t address() const { return rows::address(dense_); }
   void finish() {
