@@ -1,13 +1,14 @@
 // batch_norm (training and eval) and its backward for f32 and f16 x (f32
 // math), x made contiguous and viewed as [N, C, S]. Two launches: the
 // per-channel statistics in shaders/batch_norm.glsl (a work group per
-// channel reducing over its N * S values, writing save_mean / save_invstd,
+// channel, a subgroup for small ones, reducing over its N * S values, writing save_mean / save_invstd,
 // the running stats, grad_weight / grad_bias and each channel's
 // coefficients) and the elementwise pass in shaders/batch_norm_apply.comp.
 // Per-channel vectors go to the shaders as f32 (others converted, and
 // converted back for outputs). Other dtypes (bf16, f64, or f64 parameters),
-// empty inputs, 2^31 elements or more and devices without 8/16-bit storage
-// stage through the host.
+// empty inputs, 2^31 elements or more, channels beyond lavapipe's loop
+// bound (about 7M values each; rows_common.h) and devices without 8/16-bit
+// storage stage through the host.
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -71,6 +72,12 @@ bool native_vector(const KernelContext& ctx, const Tensor& t, int64_t c) {
   return !t.defined() || (rows::native_dtype(ctx, t.dtype()) && t.numel() == c);
 }
 
+// The statistics shader's team per channel (rows_common.h), for `passes`
+// passes over each channel, each with a reduction.
+rows::RowTeams channel_teams(const KernelContext& ctx, const Ncs& d, int passes) {
+  return rows::row_teams(ctx, "batch_norm", d.c, d.n * d.s, passes, passes);
+}
+
 // A per-channel vector as f32, contiguous (f16 converts natively).
 Tensor f32_vector(const Tensor& t) {
   if (!t.defined() || (t.dtype() == DType::kF32 && t.is_contiguous())) return t;
@@ -111,7 +118,7 @@ void batch_norm_kernel(const KernelContext& ctx, Tensor& out, Tensor& save_mean,
         }
         return ok;
       }();
-  if (!native) {
+  if (!native || !channel_teams(ctx, ncs_of(x), training ? 2 : 0).fits) {
     run_on_host<kernels::BatchNorm>(ctx, out, save_mean, save_invstd, running_mean, running_var,
                                     x, weight, bias, training, momentum, eps);
     return;
@@ -141,10 +148,9 @@ void batch_norm_kernel(const KernelContext& ctx, Tensor& out, Tensor& save_mean,
   sp.spatial = static_cast<uint32_t>(d.s);
   sp.eps = static_cast<float>(eps);
   sp.momentum = static_cast<float>(momentum);
-  // Channels are long (N * S values): always a work group per channel.
-  const rows::RowTeams teams = rows::row_teams(ctx, "batch_norm", d.c, d.n * d.s, false);
+  const rows::RowTeams teams = channel_teams(ctx, d, training ? 2 : 0);
   const StatsMode mode = training ? StatsMode::kTraining : StatsMode::kEval;
-  launch_groups(ctx, teams.shader, {0, half, static_cast<uint32_t>(mode)}, sp,
+  launch_groups(ctx, teams.shader, {teams.subgroup_rows, half, static_cast<uint32_t>(mode)}, sp,
                 teams.groups);
   rows::DenseOut y(out);
   ApplyParams ap{y.address(),
@@ -181,7 +187,7 @@ void batch_norm_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                native_vector(ctx, spread, c) && native_vector(ctx, weight, c) &&
                native_vector(ctx, grad_weight, c) && native_vector(ctx, grad_bias, c);
       }();
-  if (!native) {
+  if (!native || !channel_teams(ctx, ncs_of(x), 1).fits) {
     run_on_host<kernels::BatchNormBackward>(ctx, grad_input, grad_weight, grad_bias, grad_out, x,
                                             weight, running_mean, running_var, save_mean,
                                             save_invstd, training, eps);
@@ -216,9 +222,9 @@ void batch_norm_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
   sp.channels = static_cast<uint32_t>(d.c);
   sp.spatial = static_cast<uint32_t>(d.s);
   sp.eps = static_cast<float>(eps);
-  const rows::RowTeams teams = rows::row_teams(ctx, "batch_norm", d.c, d.n * d.s, false);
+  const rows::RowTeams teams = channel_teams(ctx, d, 1);
   const StatsMode mode = training ? StatsMode::kBackwardTraining : StatsMode::kBackwardEval;
-  launch_groups(ctx, teams.shader, {0, half, static_cast<uint32_t>(mode)}, sp,
+  launch_groups(ctx, teams.shader, {teams.subgroup_rows, half, static_cast<uint32_t>(mode)}, sp,
                 teams.groups);
   gw.finish();
   gb.finish();

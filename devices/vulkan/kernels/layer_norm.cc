@@ -6,8 +6,9 @@
 // shaders/layer_norm_columns.comp, an invocation per column (and chunk of
 // rows, combined by a second pass in a fixed order). Other dtypes (bf16,
 // f64), statistics or parameters in another dtype than the front end
-// gives, 2^31 elements or more and devices without 8/16-bit storage stage
-// through the host.
+// gives, 2^31 elements or more, rows or columns beyond lavapipe's loop
+// bound (rows_common.h) and devices without 8/16-bit storage stage through
+// the host.
 #include <algorithm>
 
 #include "devices/vulkan/kernels/host_staging.h"
@@ -55,6 +56,33 @@ struct ColumnParams {
 constexpr int64_t kColumnInvocations = 8192;
 constexpr int64_t kMinChunkRows = 32;
 
+// Chunks of rows for the column sums: enough invocations to fill the
+// device, none shorter than kMinChunkRows rows nor (for the loop bound)
+// longer than kMaxChunkRows.
+constexpr int64_t kMaxChunkRows = 8192;
+
+struct ColumnPlan {
+  int64_t chunks = 1;
+  int64_t rows_per_chunk = 1;
+  bool fits = false;  // within rows::kMaxLoopIterations
+};
+
+ColumnPlan column_plan(const KernelContext& ctx, int64_t m, int64_t n) {
+  ColumnPlan plan;
+  if (m <= 0 || n <= 0) return plan;
+  const int64_t max_chunks = std::max<int64_t>(1, m / kMinChunkRows);
+  plan.chunks = std::clamp<int64_t>(kColumnInvocations / n, 1, max_chunks);
+  plan.chunks = std::max(plan.chunks, rows::ceil_div(m, kMaxChunkRows));
+  plan.rows_per_chunk = rows::ceil_div(m, plan.chunks);
+  const int64_t chunk_loops =
+      rows::items_per_invocation(ctx, plan.chunks * n) * (plan.rows_per_chunk + 1);
+  const int64_t combine_loops =
+      plan.chunks > 1 ? rows::items_per_invocation(ctx, n) * (plan.chunks + 1) : 0;
+  plan.fits = std::max(chunk_loops, combine_loops) <= rows::kMaxLoopIterations &&
+              rows::fits_offsets(2 * plan.chunks * n);
+  return plan;
+}
+
 int64_t norm_size(const Tensor& x, int64_t norm_dims) {
   int64_t n = 1;
   for (int64_t d = x.dim() - norm_dims; d < x.dim(); ++d) n *= x.sizes()[d];
@@ -86,11 +114,16 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
     run_on_host<kernels::LayerNorm>(ctx, rms, out, mean, rstd, x, weight, bias, norm_dims, eps);
     return;
   }
+  const int64_t m = x.numel() / n;
+  const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n, 3, 2);
+  if (!teams.fits) {
+    run_on_host<kernels::LayerNorm>(ctx, rms, out, mean, rstd, x, weight, bias, norm_dims, eps);
+    return;
+  }
   const Tensor xc = x.contiguous();
   const Tensor w = contiguous_or_undefined(weight);
   const Tensor b = rms ? Tensor() : contiguous_or_undefined(bias);
   rows::DenseOut y(out), mean_out(mean), rstd_out(rstd);
-  const int64_t m = x.numel() / n;
   NormParams p{y.address(),
                rows::address(xc),
                0,
@@ -101,7 +134,6 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
                static_cast<uint32_t>(m),
                static_cast<uint32_t>(n),
                static_cast<float>(eps)};
-  const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n);
   launch_groups(ctx, teams.shader,
                 {teams.subgroup_rows, rows::half_flag(x.dtype()), rows::half_flag(rstd.dtype()),
                  rms ? 1u : 0u, static_cast<uint32_t>(NormMode::kForward)},
@@ -119,8 +151,13 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
   const bool outputs_ok = undefined_or(grad_input, x.dtype()) &&
                           undefined_or(grad_weight, x.dtype()) &&
                           undefined_or(grad_bias, x.dtype()) && grad_out.dtype() == x.dtype();
+  const int64_t m = n > 0 ? x.numel() / n : 0;
+  const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n, 2, 1);
+  const ColumnPlan columns = column_plan(ctx, m, n);
+  const bool want_columns = grad_weight.defined() || grad_bias.defined();
+  const bool fits_loops = (!grad_input.defined() || teams.fits) && (!want_columns || columns.fits);
   if (!native(ctx, x, rms ? Tensor() : mean, rstd, weight, Tensor(), n) || !outputs_ok ||
-      (!rms && !mean.defined())) {
+      (!rms && !mean.defined()) || !fits_loops) {
     run_on_host<kernels::LayerNormBackward>(ctx, rms, grad_input, grad_weight, grad_bias,
                                             grad_out, x, mean, rstd, weight, norm_dims);
     return;
@@ -129,7 +166,6 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
   const Tensor g = grad_out.contiguous();
   const Tensor mean_c = rms ? Tensor() : mean.contiguous();
   const Tensor rstd_c = rstd.contiguous();
-  const int64_t m = x.numel() / n;
   const uint32_t half = rows::half_flag(x.dtype());
   const uint32_t stat_half = rows::half_flag(rstd.dtype());
   const uint32_t rms_flag = rms ? 1 : 0;
@@ -145,7 +181,6 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
                  static_cast<uint32_t>(m),
                  static_cast<uint32_t>(n),
                  0.0f};
-    const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n);
     launch_groups(ctx, teams.shader,
                   {teams.subgroup_rows, half, stat_half, rms_flag,
                    static_cast<uint32_t>(NormMode::kBackward)},
@@ -153,13 +188,9 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
     gi.finish();
   }
   // grad_bias = sum(g) even for rms when asked for, as the CPU kernel.
-  if (!grad_weight.defined() && !grad_bias.defined()) return;
+  if (!want_columns) return;
   rows::DenseOut gw(grad_weight), gb(grad_bias);
-  // Chunks of rows: enough invocations to fill the device, none shorter
-  // than kMinChunkRows rows.
-  const int64_t max_chunks = std::max<int64_t>(1, m / kMinChunkRows);
-  const int64_t chunks = std::clamp<int64_t>(kColumnInvocations / n, 1, max_chunks);
-  const int64_t rows_per_chunk = (m + chunks - 1) / chunks;
+  const int64_t chunks = columns.chunks, rows_per_chunk = columns.rows_per_chunk;
   Tensor partial;
   if (chunks > 1) partial = empty({2 * chunks * n}, TensorOptions(DType::kF32, x.device()));
   ColumnParams p{gw.address(),

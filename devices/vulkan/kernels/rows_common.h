@@ -58,34 +58,83 @@ class DenseOut {
   Tensor dense_;
 };
 
-// How a row shader maps rows to invocations: a subgroup per row for rows up
-// to kSubgroupRowMax elements on devices with subgroup arithmetic (no
-// barriers, several rows per work group), else a work group per row.
+// llvmpipe (lavapipe) silently ends the loops of a shader invocation once
+// that invocation has run 65535 loop iterations in total, all loops counted
+// together (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS): a longer row would be
+// cut short, not slow. The kernels estimate each invocation's iterations
+// and stage through the host (or take another layout) beyond this bound.
+inline constexpr int64_t kMaxLoopIterations = 60000;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// How a row shader maps rows to invocations: a subgroup per row (no
+// barriers, several rows per work group) or a work group per row.
 struct RowTeams {
   std::string shader;      // base, or base + "_subgroup"
   uint32_t subgroup_rows;  // rows.glsl's kSubgroupRows
   uint32_t groups;         // work groups to dispatch (the shader loops beyond)
+  int64_t teams;           // row teams in the dispatch
+  int64_t team_size;       // invocations per team
+  int64_t reduce_iterations;  // loop iterations of one team_sum / team_max
+
+  // An invocation's loop iterations over `rows` rows of n elements, with
+  // `passes` loops over the row and `reductions` team reductions per row.
+  int64_t loop_iterations(int64_t rows, int64_t n, int passes, int reductions) const {
+    return ceil_div(rows, teams) *
+           (passes * ceil_div(n, team_size) + reductions * reduce_iterations + 1);
+  }
+  // Within kMaxLoopIterations (else the kernel must not launch it).
+  bool fits = false;
 };
 
+// Subgroup rows for rows up to this many elements, or when they still fill
+// kMinSubgroupRowGroups work groups.
 inline constexpr int64_t kSubgroupRowMax = 1024;
+inline constexpr int64_t kMinSubgroupRowGroups = 64;
 
+// The teams for `rows` rows of n elements, each row read in `passes` loops
+// with `reductions` team reductions. Subgroup rows need subgroup
+// arithmetic; on llvmpipe they are always taken: it runs a work group's
+// invocations as loops on one thread, each barrier a coroutine switch, and
+// a work group per 1100-element row was 10x slower than a subgroup per row.
 inline RowTeams row_teams(const KernelContext& ctx, const std::string& base, int64_t rows,
-                          int64_t n, bool allow_subgroup_rows = true) {
+                          int64_t n, int passes, int reductions) {
   VulkanContext& context = vulkan_context_of(ctx);
   const VulkanDeviceInfo& info = context.info();
-  RowTeams t{base, 0, 1};
-  int64_t rows_per_group = 1;
-  if (info.subgroup_arithmetic && info.subgroup_size > 0) {
-    t.shader = base + "_subgroup";
-    const int64_t wg = context.pipelines().workgroup_size();
-    if (allow_subgroup_rows && n <= kSubgroupRowMax && wg % info.subgroup_size == 0) {
-      t.subgroup_rows = 1;
+  const int64_t wg = context.pipelines().workgroup_size();
+  auto make = [&](bool subgroup_variant, bool subgroup_rows) {
+    RowTeams t{subgroup_variant ? base + "_subgroup" : base, subgroup_rows ? 1u : 0u, 1, 1, wg, 0};
+    int64_t rows_per_group = 1;
+    if (subgroup_rows) {
+      t.team_size = info.subgroup_size;
       rows_per_group = wg / info.subgroup_size;
+    } else if (subgroup_variant) {
+      t.reduce_iterations = ceil_div(wg, info.subgroup_size);  // adding the subgroups' partials
+    } else {
+      for (int64_t live = wg; live > 1; live = (live + 1) / 2) ++t.reduce_iterations;  // the tree
     }
-  }
-  const int64_t groups = (rows + rows_per_group - 1) / rows_per_group;
-  t.groups = static_cast<uint32_t>(std::clamp<int64_t>(groups, 1, kMaxWorkGroupsPerDim));
-  return t;
+    t.groups = static_cast<uint32_t>(
+        std::clamp<int64_t>(ceil_div(rows, rows_per_group), 1, kMaxWorkGroupsPerDim));
+    t.teams = int64_t{t.groups} * rows_per_group;
+    t.fits = t.loop_iterations(rows, n, passes, reductions) <= kMaxLoopIterations;
+    return t;
+  };
+  if (!info.subgroup_arithmetic || info.subgroup_size == 0) return make(false, false);
+  const RowTeams per_group = make(true, false);
+  if (wg % info.subgroup_size != 0) return per_group;
+  const RowTeams per_subgroup = make(true, true);
+  const bool cpu_driver = info.driver == "llvmpipe";
+  const bool prefer = cpu_driver || n <= kSubgroupRowMax ||
+                      ceil_div(rows, wg / info.subgroup_size) >= kMinSubgroupRowGroups;
+  return prefer && per_subgroup.fits ? per_subgroup : per_group;
+}
+
+// An elementwise-style launch's (launch()) invocations for `items` items.
+inline int64_t items_per_invocation(const KernelContext& ctx, int64_t items) {
+  const int64_t wg = vulkan_context_of(ctx).pipelines().workgroup_size();
+  const int64_t groups = std::clamp<int64_t>(ceil_div(items, wg), 1,
+                                             vulkan_context_of(ctx).max_workgroups_x());
+  return ceil_div(items, groups * wg);
 }
 
 }  // namespace tessera::vulkan::rows

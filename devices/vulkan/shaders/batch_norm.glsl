@@ -1,8 +1,8 @@
 // Batch norm's per-channel statistics (included by batch_norm.comp and
 // batch_norm_subgroup.comp, which set ROWS_SUBGROUP): x viewed as [batch,
-// channels, spatial] contiguous, one work group per channel (rows.glsl,
-// kSubgroupRows 0) reducing over its batch * spatial elements, looping
-// over channels beyond the dispatch. Every per-channel vector is f32; an
+// channels, spatial] contiguous, one row team per channel (rows.glsl: a
+// work group, or a subgroup for small channels) reducing over its batch *
+// spatial elements, looping over channels beyond the dispatch. Every per-channel vector is f32; an
 // address of 0 is an absent tensor. Each mode ends with lane 0 writing the
 // channel's coefficients for batch_norm_apply.comp (4 floats per channel):
 //   kMode 0 training forward: mean, var = mean((x - mean)^2) (two passes);
