@@ -1,14 +1,15 @@
 // batch_norm (training and eval) and its backward for f32 and f16 x (f32
 // math), x made contiguous and viewed as [N, C, S]. Two launches: the
-// per-channel statistics in shaders/batch_norm.glsl (a work group per
-// channel, a subgroup for small ones, reducing over its N * S values, writing save_mean / save_invstd,
-// the running stats, grad_weight / grad_bias and each channel's
-// coefficients) and the elementwise pass in shaders/batch_norm_apply.comp.
-// Per-channel vectors go to the shaders as f32 (others converted, and
-// converted back for outputs). Other dtypes (bf16, f64, or f64 parameters),
-// empty inputs, 2^31 elements or more, channels beyond lavapipe's loop
-// bound (about 7M values each; rows_common.h) and devices without 8/16-bit
-// storage stage through the host.
+// per-channel statistics in shaders/batch_norm.glsl (a subgroup or work
+// group per channel reducing over its N * S values, writing save_mean /
+// save_invstd, the running stats, grad_weight / grad_bias and each
+// channel's coefficients), then the elementwise pass in
+// shaders/batch_norm_apply.comp. Per-channel vectors go to the shaders as
+// f32 (others converted, and converted back for outputs). Other dtypes
+// (bf16, f64, or f64 parameters), empty inputs, 2^31 elements or more,
+// channels beyond lavapipe's loop bound (about 7M values each;
+// rows_common.h) and devices without 8/16-bit storage stage through the
+// host.
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"

@@ -1,8 +1,8 @@
 // layer_norm and rms_norm, forward and backward, for f32 and f16 x (f32
 // math), x made contiguous and viewed as [M, N] (N = the normalized
 // dims). Rows (the forward; the backward's grad_input) run in
-// shaders/layer_norm.glsl, a work group per row (a subgroup per row for
-// short rows); grad_weight / grad_bias are column sums in
+// shaders/layer_norm.glsl, a subgroup or work group per row
+// (rows_common.h); grad_weight / grad_bias are column sums in
 // shaders/layer_norm_columns.comp, an invocation per column (and chunk of
 // rows, combined by a second pass in a fixed order). Other dtypes (bf16,
 // f64), statistics or parameters in another dtype than the front end
@@ -51,14 +51,11 @@ struct ColumnParams {
   uint32_t chunks;
 };
 
-// Column sums split into chunks of rows so that there are about this many
-// invocations, each chunk at least kMinChunkRows rows.
+// Column sums split into chunks of rows so that there are about
+// kColumnInvocations invocations, each chunk at least kMinChunkRows rows
+// and (for the loop bound) at most kMaxChunkRows.
 constexpr int64_t kColumnInvocations = 8192;
 constexpr int64_t kMinChunkRows = 32;
-
-// Chunks of rows for the column sums: enough invocations to fill the
-// device, none shorter than kMinChunkRows rows nor (for the loop bound)
-// longer than kMaxChunkRows.
 constexpr int64_t kMaxChunkRows = 8192;
 
 struct ColumnPlan {

@@ -1,10 +1,12 @@
 // softmax / log_softmax and their backward for f32 and f16 (f32 math) on
 // contiguous data (other inputs are made contiguous first). Along the
-// innermost dim: shaders/softmax.glsl, a work group per row (a subgroup per
-// row for short rows); along another dim of the [outer, n, inner] view:
-// shaders/softmax_columns.comp, an invocation per line. Other dtypes
-// (bf16, f64), tensors of 2^31 elements or more and devices without
-// 8/16-bit storage stage through the host.
+// innermost dim: shaders/softmax.glsl, a subgroup or work group per row
+// (rows_common.h); along another dim of the [outer, n, inner] view:
+// shaders/softmax_columns.comp, an invocation per line (lines too long for
+// lavapipe's loop bound are moved innermost by a copy and run as rows).
+// Other dtypes (bf16, f64), tensors of 2^31 elements or more, rows beyond
+// the loop bound (about 5M elements) and devices without 8/16-bit storage
+// stage through the host.
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
