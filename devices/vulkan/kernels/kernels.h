@@ -16,6 +16,12 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
+// softmax, softmax_backward
+void register_softmax_kernels(KernelRegistry& registry, DeviceType type);
+// layer_norm, layer_norm_backward (layer and rms norm)
+void register_layer_norm_kernels(KernelRegistry& registry, DeviceType type);
+// batch_norm, batch_norm_backward
+void register_batch_norm_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -24,6 +30,9 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
+  register_softmax_kernels(registry, type);
+  register_layer_norm_kernels(registry, type);
+  register_batch_norm_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan

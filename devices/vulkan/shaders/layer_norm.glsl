@@ -1,0 +1,123 @@
+// Layer norm and rms norm rows (included by layer_norm.comp and
+// layer_norm_subgroup.comp, which set ROWS_SUBGROUP): x viewed as [rows, n]
+// contiguous, one row team per row (rows.glsl), f32 math.
+//   kMode 0 forward: mean = sum(x) / n (0 for rms); var = sum((x - mean)^2)
+//           / n (two passes, as the CPU); rstd = 1 / sqrt(var + eps);
+//           y = (x - mean) * rstd * weight + bias; the row's mean / rstd
+//           are stored by lane 0.
+//         1 backward, grad_input only (grad_weight / grad_bias:
+//           layer_norm_columns.comp): with xh = (x - mean) * rstd and
+//           gw = g * weight, grad_in = rstd * (gw - sum(gw) / n - xh *
+//           sum(gw * xh) / n) (no sum(gw) / n term for rms).
+// kHalf: x, y, grad and weight / bias are f16 (else f32); kStatHalf: mean
+// and rstd are f16 (layer_norm of f16; rms_norm keeps f32 statistics).
+#include "buffers.glsl"
+#include "rows.glsl"
+
+layout(constant_id = 2) const uint kHalf = 0;
+layout(constant_id = 3) const uint kStatHalf = 0;
+layout(constant_id = 4) const uint kRms = 0;
+layout(constant_id = 5) const uint kMode = 0;
+
+layout(push_constant, std430) uniform Params {
+  uvec2 out_addr;     // y (forward) or grad_input (backward)
+  uvec2 x_addr;
+  uvec2 grad_addr;    // grad_out (backward)
+  uvec2 weight_addr;  // 0: no weight
+  uvec2 bias_addr;    // 0: no bias (forward, layer norm)
+  uvec2 mean_addr;    // written by the forward, read by the backward; unused for rms
+  uvec2 rstd_addr;
+  uint rows;
+  uint n;
+  float eps;
+} p;
+
+float load(uvec2 addr, uint i) {
+  if (kHalf != 0) return float(Halfs(addr).v[i]);
+  return Floats(addr).v[i];
+}
+
+void store_out(uint i, float v) {
+  if (kHalf != 0) {
+    Halfs(p.out_addr).v[i] = float16_t(v);
+  } else {
+    Floats(p.out_addr).v[i] = v;
+  }
+}
+
+float load_stat(uvec2 addr, uint i) {
+  if (kStatHalf != 0) return float(Halfs(addr).v[i]);
+  return Floats(addr).v[i];
+}
+
+void store_stat(uvec2 addr, uint i, float v) {
+  if (kStatHalf != 0) {
+    Halfs(addr).v[i] = float16_t(v);
+  } else {
+    Floats(addr).v[i] = v;
+  }
+}
+
+void forward(uint row, uint lane, uint step) {
+  const uint base = row * p.n;
+  const float n = float(p.n);
+  float mean = 0.0;
+  if (kRms == 0) {
+    float s = 0.0;
+    for (uint i = lane; i < p.n; i += step) s += load(p.x_addr, base + i);
+    mean = team_sum(vec2(s, 0.0)).x / n;
+  }
+  float q = 0.0;
+  for (uint i = lane; i < p.n; i += step) {
+    const float d = load(p.x_addr, base + i) - mean;
+    q += d * d;
+  }
+  const float var = team_sum(vec2(q, 0.0)).x / n;
+  const float rstd = 1.0 / sqrt(var + p.eps);
+  if (lane == 0) {
+    if (kRms == 0) store_stat(p.mean_addr, row, mean);
+    store_stat(p.rstd_addr, row, rstd);
+  }
+  const bool has_weight = p.weight_addr != uvec2(0);
+  const bool has_bias = kRms == 0 && p.bias_addr != uvec2(0);
+  for (uint i = lane; i < p.n; i += step) {
+    float y = (load(p.x_addr, base + i) - mean) * rstd;
+    if (has_weight) y *= load(p.weight_addr, i);
+    if (has_bias) y += load(p.bias_addr, i);
+    store_out(base + i, y);
+  }
+}
+
+void backward(uint row, uint lane, uint step) {
+  const uint base = row * p.n;
+  const float mean = kRms != 0 ? 0.0 : load_stat(p.mean_addr, row);
+  const float rstd = load_stat(p.rstd_addr, row);
+  const bool has_weight = p.weight_addr != uvec2(0);
+  vec2 sums = vec2(0.0);  // sum(gw), sum(gw * xh)
+  for (uint i = lane; i < p.n; i += step) {
+    float gw = load(p.grad_addr, base + i);
+    if (has_weight) gw *= load(p.weight_addr, i);
+    const float xh = (load(p.x_addr, base + i) - mean) * rstd;
+    sums += vec2(gw, gw * xh);
+  }
+  sums = team_sum(sums) / float(p.n);
+  const float a = kRms != 0 ? 0.0 : sums.x;
+  for (uint i = lane; i < p.n; i += step) {
+    float gw = load(p.grad_addr, base + i);
+    if (has_weight) gw *= load(p.weight_addr, i);
+    const float xh = (load(p.x_addr, base + i) - mean) * rstd;
+    store_out(base + i, rstd * (gw - a - xh * sums.y));
+  }
+}
+
+void main() {
+  const uint lane = team_lane();
+  const uint step = team_size();
+  for (uint row = team_index(); row < p.rows; row += team_count()) {
+    if (kMode == 0) {
+      forward(row, lane, step);
+    } else {
+      backward(row, lane, step);
+    }
+  }
+}

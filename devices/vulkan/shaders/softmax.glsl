@@ -1,0 +1,88 @@
+// Softmax rows (included by softmax.comp and softmax_subgroup.comp, which
+// set ROWS_SUBGROUP): rows of n contiguous elements, one row team (a work
+// group, or a subgroup for short rows; rows.glsl) per row, looping over
+// rows beyond the dispatch. The team's invocations stride across the row;
+// f16 tensors load and store as f16 with f32 math, as the CPU kernel.
+//   kMode 0 softmax:      y = exp(x - max) / sum(exp(x - max))
+//         1 log_softmax:  y = x - (max + log(sum(exp(x - max))))
+//         2 softmax backward:      grad_in = y * (g - sum(g * y))
+//         3 log_softmax backward:  grad_in = g - exp(y) * sum(g)
+// A NaN in a row makes the row NaN (the max is NaN), as on the CPU.
+#include "buffers.glsl"
+#include "float_math.glsl"
+#include "rows.glsl"
+
+layout(constant_id = 2) const uint kHalf = 0;  // 1: f16 tensors, 0: f32
+layout(constant_id = 3) const uint kMode = 0;
+
+layout(push_constant, std430) uniform Params {
+  uvec2 out_addr;
+  uvec2 a_addr;  // x (forward) or grad_out (backward)
+  uvec2 b_addr;  // the forward's output (backward only)
+  uint rows;
+  uint n;
+} p;
+
+float load(uvec2 addr, uint i) {
+  if (kHalf != 0) return float(Halfs(addr).v[i]);
+  return Floats(addr).v[i];
+}
+
+void store(uint i, float v) {
+  if (kHalf != 0) {
+    Halfs(p.out_addr).v[i] = float16_t(v);
+  } else {
+    Floats(p.out_addr).v[i] = v;
+  }
+}
+
+void forward(uint base, uint lane, uint step) {
+  // Max over the non-NaN values, and whether there was a NaN.
+  vec2 max_nan = vec2(-kInf, 0.0);
+  for (uint i = lane; i < p.n; i += step) {
+    const float v = load(p.a_addr, base + i);
+    if (is_nan(v)) {
+      max_nan.y = 1.0;
+    } else {
+      max_nan.x = max(max_nan.x, v);
+    }
+  }
+  max_nan = team_max(max_nan);
+  const float m = max_nan.y != 0.0 ? kNaN : max_nan.x;
+  float s = 0.0;
+  for (uint i = lane; i < p.n; i += step) s += c_exp(load(p.a_addr, base + i) - m);
+  s = team_sum(vec2(s, 0.0)).x;
+  if (kMode == 1) {
+    const float lse = m + c_log(s);
+    for (uint i = lane; i < p.n; i += step) store(base + i, load(p.a_addr, base + i) - lse);
+  } else {
+    const float inv = 1.0 / s;
+    for (uint i = lane; i < p.n; i += step) store(base + i, c_exp(load(p.a_addr, base + i) - m) * inv);
+  }
+}
+
+void backward(uint base, uint lane, uint step) {
+  float s = 0.0;
+  for (uint i = lane; i < p.n; i += step) {
+    const float g = load(p.a_addr, base + i);
+    s += kMode == 3 ? g : g * load(p.b_addr, base + i);
+  }
+  s = team_sum(vec2(s, 0.0)).x;
+  for (uint i = lane; i < p.n; i += step) {
+    const float g = load(p.a_addr, base + i);
+    const float y = load(p.b_addr, base + i);
+    store(base + i, kMode == 3 ? g - c_exp(y) * s : y * (g - s));
+  }
+}
+
+void main() {
+  const uint lane = team_lane();
+  const uint step = team_size();
+  for (uint row = team_index(); row < p.rows; row += team_count()) {
+    if (kMode <= 1) {
+      forward(row * p.n, lane, step);
+    } else {
+      backward(row * p.n, lane, step);
+    }
+  }
+}
