@@ -11,14 +11,24 @@
 namespace torch_tessera {
 namespace {
 
+// Hardware accelerators first (tessera:0 is the GPU where there is one),
+// then the host device, then devices emulated on the host's CPU
+// (lavapipe): those are slower than the host device itself.
 std::vector<tessera::Device> default_order() {
-  std::vector<tessera::Device> accelerators;
-  std::vector<tessera::Device> hosts;
+  auto& registry = tessera::DeviceRegistry::instance();
+  std::vector<tessera::Device> accelerators, hosts, software;
   const tessera::Device host = tessera::host_device();
-  for (const tessera::Device& d : tessera::DeviceRegistry::instance().all_devices()) {
-    (d.type == host.type ? hosts : accelerators).push_back(d);
+  for (const tessera::Device& d : registry.all_devices()) {
+    if (d.type == host.type) {
+      hosts.push_back(d);
+    } else if (registry.get(d.type).properties(d.index).software) {
+      software.push_back(d);
+    } else {
+      accelerators.push_back(d);
+    }
   }
   accelerators.insert(accelerators.end(), hosts.begin(), hosts.end());
+  accelerators.insert(accelerators.end(), software.begin(), software.end());
   return accelerators;
 }
 

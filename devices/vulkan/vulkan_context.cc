@@ -109,6 +109,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   // Vulkan has no portable count of compute units; 0 means "unknown".
   properties_.compute_units = 0;
   properties_.host_accessible = false;
+  properties_.software = props.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   // Every dtype works on the device (natively or staged through the host).
   properties_.supports_f16 = true;
   properties_.supports_f64 = true;

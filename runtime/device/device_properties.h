@@ -11,6 +11,10 @@ struct DeviceProperties {
   size_t total_memory = 0;       // bytes the device can allocate in all
   int compute_units = 0;         // cores, SMs, compute units
   bool host_accessible = false;  // device pointers can be read by the host
+  // Emulated on the host's CPU (lavapipe, SwiftShader): correct but slower
+  // than the host device, so layers that pick a default device rank it
+  // after the host.
+  bool software = false;
   bool supports_f16 = true;
   bool supports_f64 = true;
   bool supports_i64 = true;
