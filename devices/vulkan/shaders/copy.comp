@@ -1,8 +1,10 @@
 #version 450
 // dst = src converted to dst's dtype, over any strides on both sides. Kinds
-// (specialization constants; kernels/copy.cc, CopyKind): 0 f32, 1 f16, 2 i32, 3 i64, 4 bool; 5..8
-// copy 1, 2, 4 or 8 raw bytes per element (same dtype on both sides, any
-// dtype). Floats convert to integers by truncation, as C++ casts do.
+// (specialization constants; kernels/copy.cc, CopyKind): 0 f32, 1 f16, 2 i32, 3 i64, 4 bool,
+// 9 u8, 10 i8, 11 i16; 5..8 copy 1, 2, 4 or 8 raw bytes per element (same
+// dtype on both sides, any dtype). Floats convert to integers by
+// truncation, as C++ casts do (to the narrow integers through int, as x86
+// does it); integers to narrower ones wrap.
 #include "buffers.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -22,6 +24,7 @@ layout(push_constant, std430) uniform Params {
 
 const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kBool = 4;
 const uint kRaw1 = 5, kRaw2 = 6, kRaw4 = 7, kRaw8 = 8;
+const uint kU8 = 9, kI8 = 10, kI16 = 11;
 
 void store_float(int at, float v) {
   switch (kDstKind) {
@@ -29,6 +32,9 @@ void store_float(int at, float v) {
     case kF16: Halfs(p.dst_addr).v[at] = float16_t(v); break;
     case kI32: Ints(p.dst_addr).v[at] = int(v); break;
     case kI64: Int64s(p.dst_addr).v[at] = int64_t(v); break;
+    case kU8: Bytes(p.dst_addr).v[at] = uint8_t(int(v)); break;
+    case kI8: SignedBytes(p.dst_addr).v[at] = int8_t(int(v)); break;
+    case kI16: Int16s(p.dst_addr).v[at] = int16_t(int(v)); break;
     default: Bytes(p.dst_addr).v[at] = uint8_t(v != 0.0 ? 1 : 0); break;
   }
 }
@@ -39,6 +45,9 @@ void store_int(int at, int64_t v) {
     case kF16: Halfs(p.dst_addr).v[at] = float16_t(float(v)); break;
     case kI32: Ints(p.dst_addr).v[at] = int(v); break;
     case kI64: Int64s(p.dst_addr).v[at] = v; break;
+    case kU8: Bytes(p.dst_addr).v[at] = uint8_t(v); break;
+    case kI8: SignedBytes(p.dst_addr).v[at] = int8_t(v); break;
+    case kI16: Int16s(p.dst_addr).v[at] = int16_t(v); break;
     default: Bytes(p.dst_addr).v[at] = uint8_t(v != 0 ? 1 : 0); break;
   }
 }
@@ -66,7 +75,10 @@ void main() {
       case kF16: store_float(d_at, float(Halfs(p.src_addr).v[s_at])); break;
       case kI32: store_int(d_at, int64_t(Ints(p.src_addr).v[s_at])); break;
       case kI64: store_int(d_at, Int64s(p.src_addr).v[s_at]); break;
-      case kBool: store_int(d_at, int64_t(Bytes(p.src_addr).v[s_at])); break;
+      case kBool:
+      case kU8: store_int(d_at, int64_t(Bytes(p.src_addr).v[s_at])); break;
+      case kI8: store_int(d_at, int64_t(SignedBytes(p.src_addr).v[s_at])); break;
+      case kI16: store_int(d_at, int64_t(Int16s(p.src_addr).v[s_at])); break;
       case kRaw1: Bytes(p.dst_addr).v[d_at] = Bytes(p.src_addr).v[s_at]; break;
       case kRaw2: Shorts(p.dst_addr).v[d_at] = Shorts(p.src_addr).v[s_at]; break;
       case kRaw4: Words(p.dst_addr).v[d_at] = Words(p.src_addr).v[s_at]; break;
