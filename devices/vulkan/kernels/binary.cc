@@ -1,7 +1,7 @@
 // binary: out = a (op) b with broadcasting through stride-0 dims. f32 runs
-// in shaders/binary_f32.comp (no optional shader features); f16, i32, i64,
-// u8, i8, i16 and bool in shaders/binary.comp (needs 8/16/64-bit types).
-// bf16, f64, ops the CPU kernel rejects (integer div, bool sub: it raises
+// in shaders/binary_f32.comp (no optional shader features); f16, bf16, i32,
+// i64, u8, i8, i16 and bool in shaders/binary.comp (needs 8/16/64-bit
+// types). f64, ops the CPU kernel rejects (integer div, bool sub: it raises
 // their errors) and layouts beyond the push constants stage through the
 // host.
 #include "devices/vulkan/kernels/element_kind.h"

@@ -1,7 +1,7 @@
 // copy: dst = src converted to dst's dtype, any strides. Same-dtype copies
 // move raw 1/2/4/8-byte elements (every dtype); conversions run in the
-// shader among f32, f16, i32, i64, u8, i8, i16 and bool, and stage through
-// the host for the other pairs (bf16, f64).
+// shader among f32, f16, bf16, i32, i64, u8, i8, i16 and bool, and stage
+// through the host for the other pairs (f64).
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -15,7 +15,7 @@ constexpr int kCopyMaxRank = 8;  // kMaxRank in shaders/copy.comp
 
 // The element kinds of shaders/copy.comp.
 enum class CopyKind : uint32_t {
-  kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8, kU8, kI8, kI16
+  kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8, kU8, kI8, kI16, kBF16
 };
 
 struct CopyParams {
@@ -40,6 +40,7 @@ bool conversion_kind(DType dtype, CopyKind* kind) {
     case DType::kU8: *kind = CopyKind::kU8; return true;
     case DType::kI8: *kind = CopyKind::kI8; return true;
     case DType::kI16: *kind = CopyKind::kI16; return true;
+    case DType::kBF16: *kind = CopyKind::kBF16; return true;
     default: return false;
   }
 }

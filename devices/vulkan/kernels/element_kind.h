@@ -1,6 +1,7 @@
 // Element kinds of the typed elementwise shaders (shaders/element_kinds.glsl):
 // the dtypes they load and store, and Scalar arguments encoded for them.
-// bf16 and f64 have no kind: kernels stage them through the host.
+// f64 has no kind (the context enables no 64-bit float shaders): kernels
+// stage it through the host.
 #pragma once
 
 #include <bit>
@@ -12,7 +13,7 @@
 
 namespace tessera::vulkan {
 
-enum class ElementKind : uint32_t { kF32, kF16, kI32, kI64, kBool, kU8, kI8, kI16 };
+enum class ElementKind : uint32_t { kF32, kF16, kI32, kI64, kBool, kU8, kI8, kI16, kBF16 };
 
 inline std::optional<ElementKind> element_kind(DType dtype) {
   switch (dtype) {
@@ -24,6 +25,7 @@ inline std::optional<ElementKind> element_kind(DType dtype) {
     case DType::kU8: return ElementKind::kU8;
     case DType::kI8: return ElementKind::kI8;
     case DType::kI16: return ElementKind::kI16;
+    case DType::kBF16: return ElementKind::kBF16;
     default: return std::nullopt;
   }
 }
@@ -31,8 +33,8 @@ inline std::optional<ElementKind> element_kind(DType dtype) {
 inline uint32_t kind_constant(ElementKind kind) { return static_cast<uint32_t>(kind); }
 
 // A Scalar as the shaders' scalar_float / scalar_int / scalar_long read it
-// (a uvec2): floating dtypes get the f32 bits of the value (f16 computes in
-// f32, as the CPU kernel's compute type); integral ones the value
+// (a uvec2): floating dtypes get the f32 bits of the value (f16 and bf16
+// compute in f32, as the CPU kernel's compute type); integral ones the value
 // converted to the dtype first, as the CPU kernel's p.to<T>() (so it wraps
 // the same way), sign-extended to 64 bits; bool 0 or 1.
 struct EncodedScalar {
@@ -44,7 +46,8 @@ inline EncodedScalar encode_scalar(const Scalar& s, DType dtype) {
   int64_t v = 0;
   switch (dtype) {
     case DType::kF32:
-    case DType::kF16: return {std::bit_cast<uint32_t>(s.to<float>()), 0};
+    case DType::kF16:
+    case DType::kBF16: return {std::bit_cast<uint32_t>(s.to<float>()), 0};
     case DType::kBool: v = s.to<bool>() ? 1 : 0; break;
     case DType::kU8: v = s.to<uint8_t>(); break;
     case DType::kI8: v = s.to<int8_t>(); break;

@@ -2,12 +2,12 @@
 // comparisons (eq .. ge, into bool) run in shaders/compare_f32.comp,
 // f32 maximum, minimum and the activation gradients in
 // shaders/pointwise_f32.comp (neither needs optional shader features);
-// every other (op, dtype) the CPU kernel defines, for f32, f16, i32, i64,
-// u8, i8, i16 and bool, in shaders/pointwise.comp (needs 8/16/64-bit
+// every other (op, dtype) the CPU kernel defines, for f32, f16, bf16, i32,
+// i64, u8, i8, i16 and bool, in shaders/pointwise.comp (needs 8/16/64-bit
 // types): rounding divisions, remainder, pow, atan2, bitwise ops, shifts,
 // logical ops and comparisons. Integer division by zero raises ValueError
 // as the CPU kernel does, from a flag the shader sets (read back after the
-// dispatch, so those ops wait for the device). bf16, f64, combinations the
+// dispatch, so those ops wait for the device). f64, combinations the
 // CPU kernel rejects (it raises their errors) and layouts beyond the push
 // constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"

@@ -1,8 +1,8 @@
 // ternary: where (bool condition), lerp, addcmul and addcdiv, broadcast
-// through stride-0 dims. f32 runs in shaders/ternary_f32.comp; f16, i32,
-// i64, u8, i8, i16 and bool (where for all, addcmul for integers, lerp and
-// addcdiv for f16) in shaders/ternary.comp. Both read or write bytes, so
-// they need 8/16/64-bit shader types. bf16, f64, combinations the CPU
+// through stride-0 dims. f32 runs in shaders/ternary_f32.comp; f16, bf16,
+// i32, i64, u8, i8, i16 and bool (where for all, addcmul for integers, lerp
+// and addcdiv for f16 and bf16) in shaders/ternary.comp. Both read or write
+// bytes, so they need 8/16/64-bit shader types. f64, combinations the CPU
 // kernel rejects (it raises their errors), ranks beyond 4 after coalescing
 // and devices without the sized types stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"

@@ -1,8 +1,8 @@
 // unary: out = op(in). f32 runs in shaders/unary_f32.comp (f32 out) and
 // shaders/predicate_f32.comp (bool out: logical_not, isnan, isinf,
-// isfinite); f16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
-// (needs 8/16/64-bit types): f16 every floating op and predicate, integers
-// and bool the ops the CPU kernel defines on them. bf16, f64, ops the CPU
+// isfinite); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
+// (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
+// integers and bool the ops the CPU kernel defines on them. f64, ops the CPU
 // kernel rejects for a dtype (it raises their errors) and layouts beyond
 // the push constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"

@@ -1,18 +1,19 @@
 // Typed element access for the elementwise shaders that take an element
 // kind as a specialization constant (kernels/element_kind.h, ElementKind):
-// 0 f32, 1 f16, 2 i32, 3 i64, 4 bool, 5 u8, 6 i8, 7 i16. Each kind computes
-// in one of three domains: float (f32, f16: loaded as float, rounded once
-// at the store), int (i32 and the narrower integers and bool: loaded as a
+// 0 f32, 1 f16, 2 i32, 3 i64, 4 bool, 5 u8, 6 i8, 7 i16, 8 bf16. Each kind
+// computes in one of three domains: float (f32, f16, bf16: loaded as float,
+// rounded once at the store), int (i32 and the narrower integers and bool: loaded as a
 // sign- or zero-extended int, stored truncated, which wraps exactly as C++
 // conversions do) and long (i64). The kind is a constant at pipeline
 // creation, so every switch below folds away. Needs 8/16/64-bit types.
 #include "buffers.glsl"
 
-const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kBool = 4, kU8 = 5, kI8 = 6, kI16 = 7;
+const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kBool = 4, kU8 = 5, kI8 = 6, kI16 = 7,
+    kBF16 = 8;
 const uint kFloatDomain = 0, kIntDomain = 1, kLongDomain = 2;
 
 uint domain_of(uint kind) {
-  if (kind == kF32 || kind == kF16) return kFloatDomain;
+  if (kind == kF32 || kind == kF16 || kind == kBF16) return kFloatDomain;
   return kind == kI64 ? kLongDomain : kIntDomain;
 }
 
@@ -28,8 +29,18 @@ int bits_of(uint kind) {
   }
 }
 
+// bf16 is the top half of an f32; rounding to it is to nearest even, NaN
+// kept quiet (BFloat16::from_float).
+float bf16_to_float(uint16_t b) { return uintBitsToFloat(uint(b) << 16); }
+uint16_t float_to_bf16(float v) {
+  const uint x = floatBitsToUint(v);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return uint16_t((x >> 16) | 0x40u);
+  return uint16_t((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
 float load_float(uint kind, uvec2 addr, int at) {
   if (kind == kF16) return float(Halfs(addr).v[at]);
+  if (kind == kBF16) return bf16_to_float(Shorts(addr).v[at]);
   return Floats(addr).v[at];
 }
 
@@ -49,6 +60,7 @@ bool load_bool(uvec2 addr, int at) { return Bytes(addr).v[at] != uint8_t(0); }
 
 void store_float(uint kind, uvec2 addr, int at, float v) {
   if (kind == kF16) Halfs(addr).v[at] = float16_t(v);
+  else if (kind == kBF16) Shorts(addr).v[at] = float_to_bf16(v);
   else Floats(addr).v[at] = v;
 }
 
@@ -74,8 +86,10 @@ float scalar_float(uvec2 s) { return uintBitsToFloat(s.x); }
 int scalar_int(uvec2 s) { return int(s.x); }
 int64_t scalar_long(uvec2 s) { return int64_t(packUint2x32(s)); }
 
-// A float rounded to the kind's storage precision (f16 rounds), for the
+// A float rounded to the kind's storage precision (f16, bf16), for the
 // ops whose CPU kernel rounds intermediate steps.
 float in_storage_precision(uint kind, float v) {
-  return kind == kF16 ? float(float16_t(v)) : v;
+  if (kind == kF16) return float(float16_t(v));
+  if (kind == kBF16) return bf16_to_float(float_to_bf16(v));
+  return v;
 }
