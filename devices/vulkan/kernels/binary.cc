@@ -1,5 +1,10 @@
-// binary: out = a (op) b with broadcasting through stride-0 dims, for f32
-// in shaders/binary_f32.comp; other dtypes stage through the host.
+// binary: out = a (op) b with broadcasting through stride-0 dims. f32 runs
+// in shaders/binary_f32.comp (no optional shader features); f16, bf16, i32,
+// i64, u8, i8, i16 and bool in shaders/binary.comp (needs 8/16/64-bit
+// types). f64, ops the CPU kernel rejects (integer div, bool sub: it raises
+// their errors) and layouts beyond the push constants stage through the
+// host.
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -9,9 +14,11 @@
 namespace tessera::vulkan {
 namespace {
 
-constexpr int kBinaryMaxRank = 5;  // kMaxRank in shaders/binary_f32.comp
+using kernels::BinaryOp;
 
-struct BinaryParams {
+constexpr int kBinaryMaxRank = 5;  // kMaxRank in shaders/binary_f32.comp, binary.comp
+
+struct BinaryF32Params {
   uint64_t out;
   uint64_t a;
   uint64_t b;
@@ -24,20 +31,26 @@ struct BinaryParams {
   int32_t b_strides[kBinaryMaxRank];
 };
 
-void binary_kernel(const KernelContext& ctx, kernels::BinaryOp op, Tensor& out, const Tensor& a,
-                   const Tensor& b, Scalar alpha) {
-  if (out.numel() == 0) return;
-  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides()});
-  if (out.dtype() != DType::kF32 || !layout.fits(kBinaryMaxRank)) {
-    run_on_host<kernels::Binary>(ctx, op, out, a, b, alpha);
-    return;
-  }
-  BinaryParams p{};
+struct BinaryParams {
+  uint64_t out;
+  uint64_t a;
+  uint64_t b;
+  EncodedScalar alpha;
+  uint32_t numel;
+  uint32_t rank;
+  uint32_t sizes[kBinaryMaxRank];
+  int32_t out_strides[kBinaryMaxRank];
+  int32_t a_strides[kBinaryMaxRank];
+  int32_t b_strides[kBinaryMaxRank];
+};
+
+template <typename Params>
+void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& a,
+                 const Tensor& b) {
   p.out = reinterpret_cast<uint64_t>(out.data_ptr());
   p.a = reinterpret_cast<uint64_t>(a.data_ptr());
   p.b = reinterpret_cast<uint64_t>(b.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  p.alpha = alpha.to<float>();
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
     p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
@@ -45,7 +58,42 @@ void binary_kernel(const KernelContext& ctx, kernels::BinaryOp op, Tensor& out, 
     p.a_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, "binary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
+}
+
+// Whether binary.comp computes (op, dtype) as the CPU kernel does; the
+// combinations it rejects stage so that the host raises its error.
+bool typed_shader_handles(BinaryOp op, DType dtype) {
+  if (op == BinaryOp::kDiv) return is_floating(dtype);
+  return !(op == BinaryOp::kSub && dtype == DType::kBool);
+}
+
+void binary_kernel(const KernelContext& ctx, BinaryOp op, Tensor& out, const Tensor& a,
+                   const Tensor& b, Scalar alpha) {
+  if (out.numel() == 0) return;
+  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides()});
+  const DType dtype = out.dtype();
+  const bool same_dtype = a.dtype() == dtype && b.dtype() == dtype;
+  if (!same_dtype || !layout.fits(kBinaryMaxRank)) {
+    run_on_host<kernels::Binary>(ctx, op, out, a, b, alpha);
+    return;
+  }
+  if (dtype == DType::kF32) {
+    BinaryF32Params p{};
+    fill_layout(p, layout, out, a, b);
+    p.alpha = alpha.to<float>();
+    launch(ctx, "binary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
+  const std::optional<ElementKind> kind = element_kind(dtype);
+  if (!kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
+      !typed_shader_handles(op, dtype)) {
+    run_on_host<kernels::Binary>(ctx, op, out, a, b, alpha);
+    return;
+  }
+  BinaryParams p{};
+  fill_layout(p, layout, out, a, b);
+  p.alpha = encode_scalar(alpha, dtype);
+  launch(ctx, "binary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // copy: dst = src converted to dst's dtype, any strides. Same-dtype copies
 // move raw 1/2/4/8-byte elements (every dtype); conversions run in the
-// shader among f32, f16, i32, i64 and bool, and stage through the host for
-// the other pairs.
+// shader among f32, f16, bf16, i32, i64, u8, i8, i16 and bool, and stage
+// through the host for the other pairs (f64).
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -14,7 +14,9 @@ namespace {
 constexpr int kCopyMaxRank = 8;  // kMaxRank in shaders/copy.comp
 
 // The element kinds of shaders/copy.comp.
-enum class CopyKind : uint32_t { kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8 };
+enum class CopyKind : uint32_t {
+  kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8, kU8, kI8, kI16, kBF16
+};
 
 struct CopyParams {
   uint64_t dst;
@@ -35,6 +37,10 @@ bool conversion_kind(DType dtype, CopyKind* kind) {
     case DType::kI32: *kind = CopyKind::kI32; return true;
     case DType::kI64: *kind = CopyKind::kI64; return true;
     case DType::kBool: *kind = CopyKind::kBool; return true;
+    case DType::kU8: *kind = CopyKind::kU8; return true;
+    case DType::kI8: *kind = CopyKind::kI8; return true;
+    case DType::kI16: *kind = CopyKind::kI16; return true;
+    case DType::kBF16: *kind = CopyKind::kBF16; return true;
     default: return false;
   }
 }

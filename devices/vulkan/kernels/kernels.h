@@ -12,8 +12,8 @@ void register_fill_kernel(KernelRegistry& registry, DeviceType type);    // fill
 void register_copy_kernel(KernelRegistry& registry, DeviceType type);    // copy
 void register_binary_kernel(KernelRegistry& registry, DeviceType type);  // binary
 void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unary
-// pointwise_binary (natively: f32 comparisons, maximum/minimum, activation
-// gradients)
+// pointwise_binary (natively every op for f32, f16 and the integer/bool
+// dtypes where the CPU kernel defines it)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
 // softmax, softmax_backward

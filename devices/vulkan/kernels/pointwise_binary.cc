@@ -1,24 +1,35 @@
-// pointwise_binary for f32 inputs, broadcast through stride-0 dims: the
-// comparisons (eq, ne, lt, le, gt, ge) into bool in shaders/compare_f32.comp
-// (which needs 8-bit storage), maximum, minimum and the activation
-// gradients in shaders/pointwise_f32.comp. The family's other ops
-// (integer division, remainder, pow, atan2, bitwise, logical) and other
-// dtypes stage through the host.
+// pointwise_binary: out = a (op) b, broadcast through stride-0 dims. f32
+// comparisons (eq .. ge, into bool) run in shaders/compare_f32.comp,
+// f32 maximum, minimum and the activation gradients in
+// shaders/pointwise_f32.comp (neither needs optional shader features);
+// every other (op, dtype) the CPU kernel defines, for f32, f16, bf16, i32,
+// i64, u8, i8, i16 and bool, in shaders/pointwise.comp (needs 8/16/64-bit
+// types): rounding divisions, remainder, pow, atan2, bitwise ops, shifts,
+// logical ops and comparisons. Integer division by zero raises ValueError
+// as the CPU kernel does, from a flag the shader sets (read back after the
+// dispatch, so those ops wait for the device). f64, combinations the
+// CPU kernel rejects (it raises their errors) and layouts beyond the push
+// constants stage through the host.
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/strided_layout.h"
+#include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
 
 namespace tessera::vulkan {
 namespace {
 
 using kernels::PointwiseBinaryOp;
 
-constexpr int kCompareMaxRank = 5;  // kMaxRank in shaders/compare_f32.comp, pointwise_f32.comp
+constexpr int kCompareMaxRank = 5;    // kMaxRank in shaders/compare_f32.comp, pointwise_f32.comp
+constexpr int kPointwiseMaxRank = 5;  // kMaxRank in shaders/pointwise.comp
 
-// The push constants of both shaders (compare_f32.comp ignores p0).
-struct CompareParams {
+// The push constants of compare_f32.comp and pointwise_f32.comp (compare
+// ignores p0).
+struct PointwiseF32Params {
   uint64_t out;
   uint64_t a;
   uint64_t b;
@@ -31,58 +42,58 @@ struct CompareParams {
   int32_t b_strides[kCompareMaxRank];
 };
 
+struct PointwiseParams {
+  uint64_t out;
+  uint64_t a;
+  uint64_t b;
+  uint64_t zero_divisor_flag;
+  EncodedScalar p0;
+  uint32_t numel;
+  uint32_t rank;
+  uint32_t sizes[kPointwiseMaxRank];
+  int32_t out_strides[kPointwiseMaxRank];
+  int32_t a_strides[kPointwiseMaxRank];
+  int32_t b_strides[kPointwiseMaxRank];
+};
+
 bool is_comparison(PointwiseBinaryOp op) {
-  switch (op) {
-    case PointwiseBinaryOp::kEq:
-    case PointwiseBinaryOp::kNe:
-    case PointwiseBinaryOp::kLt:
-    case PointwiseBinaryOp::kLe:
-    case PointwiseBinaryOp::kGt:
-    case PointwiseBinaryOp::kGe: return true;
-    default: return false;
-  }
+  return op >= PointwiseBinaryOp::kEq && op <= PointwiseBinaryOp::kGe;
 }
 
-bool is_f32_valued(PointwiseBinaryOp op) {
-  switch (op) {
-    case PointwiseBinaryOp::kMaximum:
-    case PointwiseBinaryOp::kMinimum:
-    case PointwiseBinaryOp::kThresholdBackward:
-    case PointwiseBinaryOp::kGeluBackward:
-    case PointwiseBinaryOp::kGeluTanhBackward:
-    case PointwiseBinaryOp::kSiluBackward:
-    case PointwiseBinaryOp::kSigmoidBackward:
-    case PointwiseBinaryOp::kTanhBackward: return true;
-    default: return false;
-  }
+bool is_bool_valued(PointwiseBinaryOp op) { return op >= PointwiseBinaryOp::kEq; }
+
+bool is_f32_shader_op(PointwiseBinaryOp op) {
+  return op == PointwiseBinaryOp::kMaximum || op == PointwiseBinaryOp::kMinimum ||
+         (op >= PointwiseBinaryOp::kThresholdBackward && op <= PointwiseBinaryOp::kTanhBackward);
 }
 
-// The shader for (op, out) when one handles it, else nullptr.
-const char* shader_for(const KernelContext& ctx, PointwiseBinaryOp op, const Tensor& out,
-                       const Tensor& a, const Tensor& b) {
-  if (a.dtype() != DType::kF32 || b.dtype() != DType::kF32) return nullptr;
-  if (is_comparison(op)) {
-    const bool ok = out.dtype() == DType::kBool && vulkan_context_of(ctx).has_sized_shader_types();
-    return ok ? "compare_f32" : nullptr;
-  }
-  return is_f32_valued(op) && out.dtype() == DType::kF32 ? "pointwise_f32" : nullptr;
+bool is_integer_division(PointwiseBinaryOp op, DType dtype) {
+  return !is_floating(dtype) && (op == PointwiseBinaryOp::kDivTrunc ||
+                                 op == PointwiseBinaryOp::kDivFloor ||
+                                 op == PointwiseBinaryOp::kRemainder);
 }
 
-void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out,
-                             const Tensor& a, const Tensor& b, Scalar p0) {
-  if (out.numel() == 0) return;
-  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides()});
-  const char* shader = shader_for(ctx, op, out, a, b);
-  if (shader == nullptr || !layout.fits(kCompareMaxRank)) {
-    run_on_host<kernels::PointwiseBinary>(ctx, op, out, a, b, p0);
-    return;
+// Whether pointwise.comp computes (op, dtype) as the CPU kernel does.
+bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
+  using Op = PointwiseBinaryOp;
+  if (is_bool_valued(op)) return true;
+  const bool bitwise = op >= Op::kBitwiseAnd && op <= Op::kShiftRight;
+  if (is_floating(dtype)) return !bitwise;
+  if (op == Op::kMaximum || op == Op::kMinimum ||
+      (op >= Op::kBitwiseAnd && op <= Op::kBitwiseXor)) {
+    return true;  // also bool
   }
-  CompareParams p{};
+  if (dtype == DType::kBool) return false;
+  return op != Op::kAtan2 && (op <= Op::kThresholdBackward);
+}
+
+template <typename Params>
+void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& a,
+                 const Tensor& b) {
   p.out = reinterpret_cast<uint64_t>(out.data_ptr());
   p.a = reinterpret_cast<uint64_t>(a.data_ptr());
   p.b = reinterpret_cast<uint64_t>(b.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  p.p0 = op == PointwiseBinaryOp::kThresholdBackward ? p0.to<float>() : 0.0f;
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
     p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
@@ -90,15 +101,79 @@ void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Ten
     p.a_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, shader, {static_cast<uint32_t>(op)}, p, layout.numel);
 }
 
-// The shader's op numbers are the enum's values.
-static_assert(static_cast<int>(PointwiseBinaryOp::kMaximum) == 4 &&
+// f32 through compare_f32.comp / pointwise_f32.comp; false for the ops
+// they do not handle.
+bool launch_f32(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out, const Tensor& a,
+                const Tensor& b, const StridedLayout& layout, const Scalar& p0) {
+  const char* shader = nullptr;
+  if (is_comparison(op)) {
+    if (out.dtype() == DType::kBool && vulkan_context_of(ctx).has_sized_shader_types()) {
+      shader = "compare_f32";
+    }
+  } else if (is_f32_shader_op(op) && out.dtype() == DType::kF32) {
+    shader = "pointwise_f32";
+  }
+  if (shader == nullptr || !layout.fits(kCompareMaxRank)) return false;
+  PointwiseF32Params p{};
+  fill_layout(p, layout, out, a, b);
+  p.p0 = op == PointwiseBinaryOp::kThresholdBackward ? p0.to<float>() : 0.0f;
+  launch(ctx, shader, {static_cast<uint32_t>(op)}, p, layout.numel);
+  return true;
+}
+
+const char* name_of(PointwiseBinaryOp op) {
+  switch (op) {
+    case PointwiseBinaryOp::kDivTrunc: return "div";
+    case PointwiseBinaryOp::kDivFloor: return "floor_divide";
+    default: return "remainder";
+  }
+}
+
+void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out,
+                             const Tensor& a, const Tensor& b, Scalar p0) {
+  if (out.numel() == 0) return;
+  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides()});
+  const DType dtype = a.dtype();
+  const bool dtypes_ok =
+      b.dtype() == dtype && out.dtype() == (is_bool_valued(op) ? DType::kBool : dtype);
+  if (dtypes_ok && dtype == DType::kF32 && launch_f32(ctx, op, out, a, b, layout, p0)) return;
+  const std::optional<ElementKind> kind = element_kind(dtype);
+  if (!dtypes_ok || !kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
+      !typed_shader_handles(op, dtype) || !layout.fits(kPointwiseMaxRank)) {
+    run_on_host<kernels::PointwiseBinary>(ctx, op, out, a, b, p0);
+    return;
+  }
+  PointwiseParams p{};
+  fill_layout(p, layout, out, a, b);
+  if (op == PointwiseBinaryOp::kThresholdBackward) p.p0 = encode_scalar(p0, dtype);
+  // Integer division checks its divisors in the shader: a device int set
+  // to 1 on a zero, read back after the dispatch.
+  Tensor zero_divisor_flag;
+  if (is_integer_division(op, dtype)) {
+    zero_divisor_flag = zeros({1}, TensorOptions(DType::kI32, ctx.device));
+    p.zero_divisor_flag = reinterpret_cast<uint64_t>(zero_divisor_flag.data_ptr());
+  }
+  launch(ctx, "pointwise", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  if (zero_divisor_flag.defined()) {
+    TESSERA_CHECK(zero_divisor_flag.item<int32_t>() == 0, ValueError, name_of(op),
+                  ": ZeroDivisionError: integer division by zero (", describe(a), " by ",
+                  describe(b), ")");
+  }
+}
+
+// The shaders' op numbers are the enum's values.
+static_assert(static_cast<int>(PointwiseBinaryOp::kPow) == 3 &&
+              static_cast<int>(PointwiseBinaryOp::kMaximum) == 4 &&
+              static_cast<int>(PointwiseBinaryOp::kAtan2) == 6 &&
+              static_cast<int>(PointwiseBinaryOp::kBitwiseAnd) == 7 &&
+              static_cast<int>(PointwiseBinaryOp::kShiftRight) == 11 &&
               static_cast<int>(PointwiseBinaryOp::kThresholdBackward) == 12 &&
               static_cast<int>(PointwiseBinaryOp::kTanhBackward) == 17 &&
               static_cast<int>(PointwiseBinaryOp::kEq) == 18 &&
-              static_cast<int>(PointwiseBinaryOp::kGe) == 23);
+              static_cast<int>(PointwiseBinaryOp::kGe) == 23 &&
+              static_cast<int>(PointwiseBinaryOp::kLogicalXor) == 26);
 
 }  // namespace
 

@@ -1,7 +1,11 @@
-// ternary: where (bool condition), lerp, addcmul and addcdiv for f32,
-// broadcast through stride-0 dims, in shaders/ternary_f32.comp; other
-// dtypes, ranks beyond 4 after coalescing and devices without 8-bit
-// storage stage through the host.
+// ternary: where (bool condition), lerp, addcmul and addcdiv, broadcast
+// through stride-0 dims. f32 runs in shaders/ternary_f32.comp; f16, bf16,
+// i32, i64, u8, i8, i16 and bool (where for all, addcmul for integers, lerp
+// and addcdiv for f16 and bf16) in shaders/ternary.comp. Both read or write
+// bytes, so they need 8/16/64-bit shader types. f64, combinations the CPU
+// kernel rejects (it raises their errors), ranks beyond 4 after coalescing
+// and devices without the sized types stage through the host.
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -13,9 +17,9 @@ namespace {
 
 using kernels::TernaryOp;
 
-constexpr int kTernaryMaxRank = 4;  // kMaxRank in shaders/ternary_f32.comp
+constexpr int kTernaryMaxRank = 4;  // kMaxRank in shaders/ternary_f32.comp, ternary.comp
 
-struct TernaryParams {
+struct TernaryF32Params {
   uint64_t out;
   uint64_t a;
   uint64_t b;
@@ -30,28 +34,40 @@ struct TernaryParams {
   int32_t c_strides[kTernaryMaxRank];
 };
 
-void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const Tensor& a,
-                    const Tensor& b, const Tensor& c, Scalar value) {
-  if (out.numel() == 0) return;
-  StridedLayout layout =
-      coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides(), &c.strides()});
-  const DType a_dtype = op == TernaryOp::kWhere ? DType::kBool : DType::kF32;
-  const bool native = out.dtype() == DType::kF32 && a.dtype() == a_dtype &&
-                      b.dtype() == DType::kF32 && c.dtype() == DType::kF32 &&
-                      vulkan_context_of(ctx).has_sized_shader_types() &&
-                      layout.fits(kTernaryMaxRank);
-  if (!native) {
-    run_on_host<kernels::Ternary>(ctx, op, out, a, b, c, value);
-    return;
+struct TernaryParams {
+  uint64_t out;
+  uint64_t a;
+  uint64_t b;
+  uint64_t c;
+  EncodedScalar value;
+  uint32_t numel;
+  uint32_t rank;
+  uint32_t sizes[kTernaryMaxRank];
+  int32_t out_strides[kTernaryMaxRank];
+  int32_t a_strides[kTernaryMaxRank];
+  int32_t b_strides[kTernaryMaxRank];
+  int32_t c_strides[kTernaryMaxRank];
+};
+
+// Whether the shaders compute (op, dtype) as the CPU kernel does.
+bool shader_handles(TernaryOp op, DType dtype) {
+  switch (op) {
+    case TernaryOp::kWhere: return true;
+    case TernaryOp::kAddcmul: return dtype != DType::kBool;
+    default: return is_floating(dtype);  // lerp, addcdiv
   }
-  TernaryParams p{};
+}
+
+bool is_scaled(TernaryOp op) { return op == TernaryOp::kAddcmul || op == TernaryOp::kAddcdiv; }
+
+template <typename Params>
+void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& a,
+                 const Tensor& b, const Tensor& c) {
   p.out = reinterpret_cast<uint64_t>(out.data_ptr());
   p.a = reinterpret_cast<uint64_t>(a.data_ptr());
   p.b = reinterpret_cast<uint64_t>(b.data_ptr());
   p.c = reinterpret_cast<uint64_t>(c.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  // Only addcmul and addcdiv read it (converted as the CPU kernel does).
-  p.value = op == TernaryOp::kAddcmul || op == TernaryOp::kAddcdiv ? value.to<float>() : 0.0f;
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
     p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
@@ -60,11 +76,41 @@ void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const T
     p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
     p.c_strides[d] = static_cast<int32_t>(layout.strides[3][d]);
   }
-  launch(ctx, "ternary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
 }
 
-// The shader's op numbers are the enum's values.
+void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const Tensor& a,
+                    const Tensor& b, const Tensor& c, Scalar value) {
+  if (out.numel() == 0) return;
+  StridedLayout layout =
+      coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides(), &c.strides()});
+  const DType dtype = out.dtype();
+  const DType a_dtype = op == TernaryOp::kWhere ? DType::kBool : dtype;
+  const std::optional<ElementKind> kind = element_kind(dtype);
+  const bool native = kind && a.dtype() == a_dtype && b.dtype() == dtype &&
+                      c.dtype() == dtype && shader_handles(op, dtype) &&
+                      vulkan_context_of(ctx).has_sized_shader_types() &&
+                      layout.fits(kTernaryMaxRank);
+  if (!native) {
+    run_on_host<kernels::Ternary>(ctx, op, out, a, b, c, value);
+    return;
+  }
+  if (dtype == DType::kF32) {
+    TernaryF32Params p{};
+    fill_layout(p, layout, out, a, b, c);
+    // Only addcmul and addcdiv read it (converted as the CPU kernel does).
+    p.value = is_scaled(op) ? value.to<float>() : 0.0f;
+    launch(ctx, "ternary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
+  TernaryParams p{};
+  fill_layout(p, layout, out, a, b, c);
+  if (is_scaled(op)) p.value = encode_scalar(value, dtype);
+  launch(ctx, "ternary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+}
+
+// The shaders' op numbers are the enum's values.
 static_assert(static_cast<int>(TernaryOp::kWhere) == 0 &&
+              static_cast<int>(TernaryOp::kAddcmul) == 2 &&
               static_cast<int>(TernaryOp::kAddcdiv) == 3);
 
 }  // namespace

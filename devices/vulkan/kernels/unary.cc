@@ -1,7 +1,11 @@
-// unary: out = op(in) for f32 in shaders/unary_f32.comp (f32 out) and
+// unary: out = op(in). f32 runs in shaders/unary_f32.comp (f32 out) and
 // shaders/predicate_f32.comp (bool out: logical_not, isnan, isinf,
-// isfinite); other dtypes, bitwise_not and layouts beyond the push
-// constants stage through the host.
+// isfinite); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
+// (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
+// integers and bool the ops the CPU kernel defines on them. f64, ops the CPU
+// kernel rejects for a dtype (it raises their errors) and layouts beyond
+// the push constants stage through the host.
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
@@ -13,9 +17,10 @@ namespace {
 
 using kernels::UnaryOp;
 
-constexpr int kUnaryMaxRank = 8;  // kMaxRank in shaders/unary_f32.comp, predicate_f32.comp
+constexpr int kUnaryMaxRank = 8;       // kMaxRank in shaders/unary_f32.comp, predicate_f32.comp
+constexpr int kUnaryTypedMaxRank = 7;  // kMaxRank in shaders/unary.comp (64-bit bounds)
 
-struct UnaryParams {
+struct UnaryF32Params {
   uint64_t out;
   uint64_t in;
   uint32_t numel;
@@ -27,52 +32,109 @@ struct UnaryParams {
   int32_t in_strides[kUnaryMaxRank];
 };
 
+struct UnaryParams {
+  uint64_t out;
+  uint64_t in;
+  EncodedScalar p0;
+  EncodedScalar p1;
+  uint32_t numel;
+  uint32_t rank;
+  uint32_t sizes[kUnaryTypedMaxRank];
+  int32_t out_strides[kUnaryTypedMaxRank];
+  int32_t in_strides[kUnaryTypedMaxRank];
+};
+
 bool is_predicate(UnaryOp op) {
   return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsnan || op == UnaryOp::kIsinf ||
          op == UnaryOp::kIsfinite;
 }
 
-// The shader for (op, out) when one handles it, else nullptr. The
-// predicates write bytes, which needs the device's 8-bit storage.
-const char* shader_for(const KernelContext& ctx, UnaryOp op, const Tensor& out,
-                       const Tensor& in) {
-  if (in.dtype() != DType::kF32) return nullptr;
-  if (is_predicate(op)) {
-    const bool ok = out.dtype() == DType::kBool && vulkan_context_of(ctx).has_sized_shader_types();
-    return ok ? "predicate_f32" : nullptr;
-  }
-  if (op == UnaryOp::kBitwiseNot || out.dtype() != DType::kF32) return nullptr;
-  return "unary_f32";
+bool is_clamp(UnaryOp op) {
+  return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
 }
 
-void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tensor& in,
-                  Scalar p0, Scalar p1) {
-  if (out.numel() == 0) return;
-  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &in.strides()});
-  const char* shader = shader_for(ctx, op, out, in);
-  if (shader == nullptr || !layout.fits(kUnaryMaxRank)) {
-    run_on_host<kernels::Unary>(ctx, op, out, in, p0, p1);
-    return;
+// Whether unary.comp computes (op, in's dtype) as the CPU kernel does: the
+// ops it defines on integers and bool (bool lacks neg, abs, relu, clamp).
+bool typed_shader_handles(UnaryOp op, DType dtype) {
+  if (is_predicate(op)) return true;
+  if (is_floating(dtype)) return op != UnaryOp::kBitwiseNot;
+  switch (op) {
+    case UnaryOp::kBitwiseNot:
+    case UnaryOp::kSign:
+    case UnaryOp::kFloor:
+    case UnaryOp::kCeil:
+    case UnaryOp::kRound:
+    case UnaryOp::kTrunc: return true;
+    case UnaryOp::kNeg:
+    case UnaryOp::kAbs:
+    case UnaryOp::kRelu:
+    case UnaryOp::kClamp:
+    case UnaryOp::kClampMin:
+    case UnaryOp::kClampMax: return dtype != DType::kBool;
+    default: return false;
   }
-  UnaryParams p{};
+}
+
+template <typename Params>
+void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& in) {
   p.out = reinterpret_cast<uint64_t>(out.data_ptr());
   p.in = reinterpret_cast<uint64_t>(in.data_ptr());
   p.numel = static_cast<uint32_t>(layout.numel);
-  // Only clamp reads them (the CPU kernel converts them to the compute type).
-  const bool clamps = op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
-  p.p0 = clamps ? p0.to<float>() : 0.0f;
-  p.p1 = op == UnaryOp::kClamp ? p1.to<float>() : 0.0f;
   p.rank = static_cast<uint32_t>(layout.rank());
   for (int d = 0; d < layout.rank(); ++d) {
     p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
     p.out_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
     p.in_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
   }
+}
+
+// f32 in through unary_f32.comp / predicate_f32.comp; false when they do
+// not handle it.
+bool launch_f32(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tensor& in,
+                const StridedLayout& layout, const Scalar& p0, const Scalar& p1) {
+  const char* shader = nullptr;
+  if (is_predicate(op)) {
+    if (out.dtype() == DType::kBool && vulkan_context_of(ctx).has_sized_shader_types()) {
+      shader = "predicate_f32";
+    }
+  } else if (op != UnaryOp::kBitwiseNot && out.dtype() == DType::kF32) {
+    shader = "unary_f32";
+  }
+  if (shader == nullptr || !layout.fits(kUnaryMaxRank)) return false;
+  UnaryF32Params p{};
+  fill_layout(p, layout, out, in);
+  // Only clamp reads them (the CPU kernel converts them to the compute type).
+  p.p0 = is_clamp(op) ? p0.to<float>() : 0.0f;
+  p.p1 = op == UnaryOp::kClamp ? p1.to<float>() : 0.0f;
   launch(ctx, shader, {static_cast<uint32_t>(op)}, p, layout.numel);
+  return true;
+}
+
+void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tensor& in,
+                  Scalar p0, Scalar p1) {
+  if (out.numel() == 0) return;
+  StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &in.strides()});
+  const DType dtype = in.dtype();
+  if (dtype == DType::kF32 && launch_f32(ctx, op, out, in, layout, p0, p1)) return;
+  const DType out_dtype = is_predicate(op) ? DType::kBool : dtype;
+  const std::optional<ElementKind> kind = element_kind(dtype);
+  if (!kind || out.dtype() != out_dtype || !vulkan_context_of(ctx).has_sized_shader_types() ||
+      !typed_shader_handles(op, dtype) || !layout.fits(kUnaryTypedMaxRank)) {
+    run_on_host<kernels::Unary>(ctx, op, out, in, p0, p1);
+    return;
+  }
+  UnaryParams p{};
+  fill_layout(p, layout, out, in);
+  if (is_clamp(op)) p.p0 = encode_scalar(p0, dtype);
+  if (op == UnaryOp::kClamp) p.p1 = encode_scalar(p1, dtype);
+  launch(ctx, "unary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
 }
 
 // The shaders' op numbers are the enum's values.
-static_assert(static_cast<int>(UnaryOp::kGelu) == 17 && static_cast<int>(UnaryOp::kClampMax) == 27 &&
+static_assert(static_cast<int>(UnaryOp::kRelu) == 16 && static_cast<int>(UnaryOp::kGelu) == 17 &&
+              static_cast<int>(UnaryOp::kFloor) == 21 &&
+              static_cast<int>(UnaryOp::kClampMax) == 27 &&
+              static_cast<int>(UnaryOp::kBitwiseNot) == 28 &&
               static_cast<int>(UnaryOp::kLogicalNot) == 29 &&
               static_cast<int>(UnaryOp::kIsfinite) == 32);
 

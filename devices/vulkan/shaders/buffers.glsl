@@ -9,7 +9,9 @@
 #extension GL_EXT_shader_16bit_storage : require
 
 layout(buffer_reference, std430, buffer_reference_align = 1) buffer Bytes { uint8_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 1) buffer SignedBytes { int8_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer Shorts { uint16_t v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 2) buffer Int16s { int16_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 2) buffer Halfs { float16_t v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };

@@ -138,3 +138,87 @@ float c_erf(float x) {
   }
   return x < 0.0 ? -e : e;
 }
+
+// C's fmod, exact as C's is: |a| reduced by b's largest power-of-two
+// multiple not above it, step by step; each subtraction is exact (the two
+// are within a factor 2, Sterbenz) and at least halves the rest, so it
+// takes at most the exponent difference (< 280) steps. Result has a's sign.
+float c_fmod(float a, float b) {
+  if (is_nan(a) || is_nan(b) || is_inf(a) || b == 0.0) return kNaN;
+  const float m = abs(b);
+  float r = abs(a);
+  if (is_inf(b) || r < m) return a;
+  int em, er;
+  frexp(m, em);
+  while (r >= m) {
+    frexp(r, er);
+    float t = ldexp(m, er - em);  // within a factor 2 of r
+    if (t > r) t = ldexp(m, er - em - 1);
+    r -= t;
+  }
+  return a < 0.0 ? -r : r;
+}
+
+bool is_odd_integer(float y) { return abs(y) < 16777216.0 && trunc(y) == y && mod(y, 2.0) == 1.0; }
+
+// C's pow with its special values (pow(x, 0) = pow(1, y) = 1 even for NaN,
+// signed zeros and infinities for zero and infinite x, NaN for negative x
+// and a non-integer y). Small integer exponents multiply out by squaring
+// (exact where the result is, a few roundings otherwise); other exponents
+// go through exp2(y log2|x|).
+float c_pow(float x, float y) {
+  if (y == 0.0 || x == 1.0) return 1.0;
+  if (is_nan(x) || is_nan(y)) return kNaN;
+  const bool odd = is_odd_integer(y);
+  if (x == 0.0) {
+    const float r = y < 0.0 ? kInf : 0.0;
+    return odd ? (floatBitsToUint(x) >> 31 != 0u ? -r : r) : r;
+  }
+  const float ax = abs(x);
+  if (is_inf(y)) {
+    if (ax == 1.0) return 1.0;
+    return (ax > 1.0) == (y > 0.0) ? kInf : 0.0;
+  }
+  if (is_inf(x)) {
+    const float r = y < 0.0 ? 0.0 : kInf;
+    return x < 0.0 && odd ? -r : r;
+  }
+  if (x < 0.0 && trunc(y) != y) return kNaN;
+  float r;
+  if (trunc(y) == y && abs(y) <= 64.0) {
+    uint n = uint(abs(y));
+    float base = ax;
+    r = 1.0;
+    while (n != 0u) {
+      if ((n & 1u) != 0u) r *= base;
+      base *= base;
+      n >>= 1;
+    }
+    if (y < 0.0) r = 1.0 / r;
+  } else if (y == 0.5) {
+    r = sqrt(ax);
+  } else {
+    r = exp2(y * log2(ax));
+  }
+  return x < 0.0 && odd ? -r : r;
+}
+
+// C's atan2(y, x) with its special values: signed zeros pick the half
+// plane (atan2(±0, -0) = ±pi), infinities give the multiples of pi/4.
+float c_atan2(float y, float x) {
+  const float kPi = 3.14159265358979323846;
+  if (is_nan(x) || is_nan(y)) return kNaN;
+  const bool y_neg = floatBitsToUint(y) >> 31 != 0u;
+  const bool x_neg = floatBitsToUint(x) >> 31 != 0u;
+  float r;
+  if (y == 0.0) {
+    r = x_neg ? kPi : 0.0;
+  } else if (is_inf(x)) {
+    r = is_inf(y) ? (x_neg ? 0.75 * kPi : 0.25 * kPi) : (x_neg ? kPi : 0.0);
+  } else if (is_inf(y) || x == 0.0) {
+    r = 0.5 * kPi;
+  } else {
+    r = atan(abs(y), x);  // both finite and nonzero: defined
+  }
+  return y_neg ? -r : r;
+}

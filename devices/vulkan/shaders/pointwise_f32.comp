@@ -30,41 +30,7 @@ layout(push_constant, std430) uniform Params {
   int b_strides[kMaxRank];
 } p;
 
-const float kInvSqrt2 = 0.70710678118654752440;
-const float kInvSqrt2Pi = 0.39894228040143267794;
-const float kSqrt2OverPi = 0.79788456080286535588;
-const float kGeluCubic = 0.044715;
-
-float apply(float g, float x) {
-  switch (kOp) {
-    case 4:  // GLSL's max leaves NaN undefined
-      if (is_nan(g)) return g;
-      if (is_nan(x)) return x;
-      return g < x ? x : g;
-    case 5:
-      if (is_nan(g)) return g;
-      if (is_nan(x)) return x;
-      return x < g ? x : g;
-    case 12: return x <= p.p0 ? 0.0 : g;
-    case 13: {
-      const float cdf = 0.5 * (1.0 + c_erf(x * kInvSqrt2));
-      const float pdf = kInvSqrt2Pi * c_exp(-0.5 * x * x);
-      return g * (cdf + x * pdf);
-    }
-    case 14: {
-      const float x2 = x * x;
-      const float t = c_tanh(kSqrt2OverPi * (x + kGeluCubic * x2 * x));
-      const float dinner = kSqrt2OverPi * (1.0 + 3.0 * kGeluCubic * x2);
-      return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner);
-    }
-    case 15: {
-      const float s = 1.0 / (1.0 + c_exp(-x));
-      return g * s * (1.0 + x * (1.0 - s));
-    }
-    case 16: return g * (1.0 - x) * x;
-    default: return g * (1.0 - x * x);  // 17, tanh
-  }
-}
+#include "pointwise_float_ops.glsl"
 
 void main() {
   const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -86,6 +52,6 @@ void main() {
       ia += int(rem) * p.a_strides[0];
       ib += int(rem) * p.b_strides[0];
     }
-    Floats(p.out_addr).v[o] = apply(Floats(p.a_addr).v[ia], Floats(p.b_addr).v[ib]);
+    Floats(p.out_addr).v[o] = pointwise_float(kOp, Floats(p.a_addr).v[ia], Floats(p.b_addr).v[ib], p.p0);
   }
 }
