@@ -16,6 +16,16 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
+// Indexing: index_bounds, gather, scatter, index_put, masked_fill, triangle.
+void register_index_bounds_kernel(KernelRegistry& registry, DeviceType type);
+void register_gather_kernel(KernelRegistry& registry, DeviceType type);
+void register_scatter_kernel(KernelRegistry& registry, DeviceType type);
+void register_index_put_kernel(KernelRegistry& registry, DeviceType type);
+void register_masked_fill_kernel(KernelRegistry& registry, DeviceType type);
+void register_triangle_kernel(KernelRegistry& registry, DeviceType type);
+// embedding, embedding_dense_backward; nll_loss, nll_loss_backward.
+void register_embedding_kernels(KernelRegistry& registry, DeviceType type);
+void register_nll_loss_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -24,6 +34,14 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
+  register_index_bounds_kernel(registry, type);
+  register_gather_kernel(registry, type);
+  register_scatter_kernel(registry, type);
+  register_index_put_kernel(registry, type);
+  register_masked_fill_kernel(registry, type);
+  register_triangle_kernel(registry, type);
+  register_embedding_kernels(registry, type);
+  register_nll_loss_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan
