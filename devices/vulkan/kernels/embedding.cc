@@ -92,7 +92,7 @@ void embedding_kernel(const KernelContext& ctx, Tensor& out, const Tensor& weigh
 
 // Invocations the backward's (column block x row block) grid aims for: row
 // blocks are added until about this many run, each scanning all indices.
-constexpr int64_t kBackwardTargetInvocations = 16384;
+constexpr int64_t kBackwardTargetInvocations = 4096;
 
 void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weight,
                                      const Tensor& grad, const Tensor& indices,
@@ -142,11 +142,13 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   p.grad_weight_strides[0] = static_cast<int32_t>(grad_weight.stride(0));
   p.grad_weight_strides[1] = static_cast<int32_t>(grad_weight.stride(1));
   const uint32_t index64 = flat.dtype() == DType::kI64 ? 1u : 0u;
-  launch_groups(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 0u}, p,
+  const uint32_t subgroups = vk.info().subgroup_arithmetic ? 1u : 0u;
+  launch_groups(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
                 static_cast<uint32_t>(column_groups), static_cast<uint32_t>(row_blocks));
   if (in_place) return;
   p.n = static_cast<uint32_t>(rows * cols);
-  launch(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 1u}, p, rows * cols);
+  launch(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 1u, subgroups}, p,
+         rows * cols);
 }
 
 }  // namespace
