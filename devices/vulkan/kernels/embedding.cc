@@ -90,8 +90,10 @@ void embedding_kernel(const KernelContext& ctx, Tensor& out, const Tensor& weigh
          out.numel());
 }
 
-// Invocations the backward's (column block x row block) grid aims for: row
-// blocks are added until about this many run, each scanning all indices.
+// Invocations the backward's (column block x row block) grid aims for:
+// row blocks are added until about this many run. Each row block scans
+// every index, so more blocks cost more; on lavapipe 4096 was faster than
+// 16384 (0.99 s against 1.35 s for 32768 indices into [30000, 128]).
 constexpr int64_t kBackwardTargetInvocations = 4096;
 
 void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weight,
@@ -143,7 +145,8 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   p.grad_weight_strides[1] = static_cast<int32_t>(grad_weight.stride(1));
   const uint32_t index64 = flat.dtype() == DType::kI64 ? 1u : 0u;
   const uint32_t subgroups = vk.info().subgroup_arithmetic ? 1u : 0u;
-  launch_groups(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
+  launch_groups(ctx, "embedding_backward",
+                {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
                 static_cast<uint32_t>(column_groups), static_cast<uint32_t>(row_blocks));
   if (in_place) return;
   p.n = static_cast<uint32_t>(rows * cols);

@@ -1,7 +1,9 @@
 // gather (and so index_select, a gather of an expanded index): every dtype
-// natively in shaders/gather.comp, moving raw 1/2/4/8-byte elements, for
-// ranks <= 5 after coalescing. Larger ranks, offsets beyond 32 bits and
-// devices without 8/16/64-bit shader types stage through the host.
+// natively in shaders/gather.glsl, moving raw elements, for ranks <= 5
+// after coalescing: 4 and 8-byte dtypes on every device (gather_words.comp),
+// 1 and 2-byte ones where the device has 8/16-bit shader types
+// (gather.comp). Larger ranks, offsets beyond 32 bits and 1/2-byte dtypes
+// on devices without those types stage through the host.
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/index_elements.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -41,8 +43,9 @@ void gather_kernel(const KernelContext& ctx, Tensor& out, const Tensor& self, in
     base_strides[dim] = 0;
   }
   StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &index.strides(), &base_strides});
-  if (!vulkan_context_of(ctx).has_sized_shader_types() || !layout.fits(kGatherMaxRank) ||
-      !reach_fits_int32(self)) {
+  const bool words = words_only_moves(out.itemsize());
+  if ((!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
+      !layout.fits(kGatherMaxRank) || !reach_fits_int32(self)) {
     run_on_host<kernels::Gather>(ctx, out, self, dim, index);
     return;
   }
@@ -60,7 +63,8 @@ void gather_kernel(const KernelContext& ctx, Tensor& out, const Tensor& self, in
     p.index_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.base_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, "gather", {static_cast<uint32_t>(out.itemsize())}, p, layout.numel);
+  launch(ctx, words ? "gather_words" : "gather", {static_cast<uint32_t>(out.itemsize())}, p,
+         layout.numel);
 }
 
 }  // namespace

@@ -19,6 +19,14 @@ enum class AddKind : uint32_t { kF32, kF16, kBF16, kWrap8, kWrap16, kWrap32, kWr
 // The shader's add kind for dtype; false for f64 (no f64 in our shaders).
 bool add_kind_of(DType dtype, AddKind* kind);
 
+// Whether the *_words.comp shaders (INDEX_WORDS_ONLY in
+// index_elements.glsl: no 8/16/64-bit shader types, so every device) move
+// elements of itemsize bytes, and add kind (when adding).
+inline bool words_only_moves(size_t itemsize) { return itemsize == 4 || itemsize == 8; }
+inline bool words_only_adds(AddKind kind) {
+  return kind == AddKind::kF32 || kind == AddKind::kWrap32 || kind == AddKind::kWrap64;
+}
+
 // FloatKind of shaders/index_elements.glsl (load_float, store_float).
 enum class FloatKind : uint32_t { kF32, kF16, kBF16 };
 

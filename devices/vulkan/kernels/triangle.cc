@@ -1,10 +1,13 @@
 // triangle (tril / triu, in place or not): every dtype natively in
-// shaders/triangle.comp as raw 1/2/4/8-byte elements, ranks <= 6 after
-// coalescing. Larger ranks, offsets beyond 32 bits and devices without
-// 8/16/64-bit shader types stage through the host.
+// shaders/triangle.glsl as raw elements, ranks <= 6 after coalescing: 4
+// and 8-byte dtypes on every device (triangle_words.comp), 1 and 2-byte
+// ones where the device has 8/16-bit shader types (triangle.comp). Larger
+// ranks, offsets beyond 32 bits and 1/2-byte dtypes on devices without
+// those types stage through the host.
 #include <algorithm>
 
 #include "devices/vulkan/kernels/host_staging.h"
+#include "devices/vulkan/kernels/index_elements.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/strided_layout.h"
@@ -32,7 +35,8 @@ void triangle_kernel(const KernelContext& ctx, Tensor& out, const Tensor& in, in
                      bool upper) {
   if (out.numel() == 0) return;
   StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &in.strides()});
-  if (out.dim() < 2 || !vulkan_context_of(ctx).has_sized_shader_types() ||
+  const bool words = words_only_moves(out.itemsize());
+  if (out.dim() < 2 || (!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
       !layout.fits(kTriangleMaxRank)) {
     run_on_host<kernels::Triangle>(ctx, out, in, diagonal, upper);
     return;
@@ -53,8 +57,8 @@ void triangle_kernel(const KernelContext& ctx, Tensor& out, const Tensor& in, in
     p.out_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
     p.in_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
   }
-  launch(ctx, "triangle", {static_cast<uint32_t>(out.itemsize()), upper ? 1u : 0u}, p,
-         layout.numel);
+  launch(ctx, words ? "triangle_words" : "triangle",
+         {static_cast<uint32_t>(out.itemsize()), upper ? 1u : 0u}, p, layout.numel);
 }
 
 }  // namespace

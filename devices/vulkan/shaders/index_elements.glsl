@@ -3,13 +3,20 @@
 // elements, so one pipeline per element size serves every dtype; the
 // accumulating forms (scatter add, index_put accumulate) add per element
 // kind, with the CPU kernels' rounding. Include after buffers.glsl.
+//
+// With INDEX_WORDS_ONLY defined (the *_words.comp shaders) only 4 and
+// 8-byte elements and the f32 / 32 / 64-bit integer adds exist, read as
+// 32-bit words, so the module needs no 8/16/64-bit shader types and runs
+// on every device; the full set needs them (has_sized_shader_types).
 
 // dst[d] = src[s] for elements of `size` bytes (a specialization constant
 // at every call, so the switch folds away).
 void move_element(uint size, uvec2 dst, int d, uvec2 src, int s) {
   switch (size) {
+#ifndef INDEX_WORDS_ONLY
     case 1: Bytes(dst).v[d] = Bytes(src).v[s]; break;
     case 2: Shorts(dst).v[d] = Shorts(src).v[s]; break;
+#endif
     case 4: Words(dst).v[d] = Words(src).v[s]; break;
     default: DoubleWords(dst).v[d] = DoubleWords(src).v[s]; break;
   }
@@ -18,8 +25,10 @@ void move_element(uint size, uvec2 dst, int d, uvec2 src, int s) {
 // dst[d] = raw bits `value` (the low size bytes of it).
 void store_bits(uint size, uvec2 dst, int d, uvec2 value) {
   switch (size) {
+#ifndef INDEX_WORDS_ONLY
     case 1: Bytes(dst).v[d] = uint8_t(value.x); break;
     case 2: Shorts(dst).v[d] = uint16_t(value.x); break;
+#endif
     case 4: Words(dst).v[d] = value.x; break;
     default: DoubleWords(dst).v[d] = value; break;
   }
@@ -44,6 +53,14 @@ uint bf16_bits(float f) {
 void add_element(uint kind, uvec2 dst, int d, uvec2 src, int s) {
   switch (kind) {
     case kAddF32: Floats(dst).v[d] = Floats(dst).v[d] + Floats(src).v[s]; break;
+    case kAddWrap32: Words(dst).v[d] = Words(dst).v[d] + Words(src).v[s]; break;
+    case kAddWrap64: {  // two words with carry: no 64-bit types needed
+      const uvec2 a = DoubleWords(dst).v[d], b = DoubleWords(src).v[s];
+      const uint low = a.x + b.x;
+      DoubleWords(dst).v[d] = uvec2(low, a.y + b.y + (low < a.x ? 1u : 0u));
+      break;
+    }
+#ifndef INDEX_WORDS_ONLY
     case kAddF16:
       Halfs(dst).v[d] = float16_t(float(Halfs(dst).v[d]) + float(Halfs(src).v[s]));
       break;
@@ -57,11 +74,13 @@ void add_element(uint kind, uvec2 dst, int d, uvec2 src, int s) {
     case kAddWrap16:
       Shorts(dst).v[d] = uint16_t(uint(Shorts(dst).v[d]) + uint(Shorts(src).v[s]));
       break;
-    case kAddWrap32: Words(dst).v[d] = Words(dst).v[d] + Words(src).v[s]; break;
-    case kAddWrap64: Int64s(dst).v[d] = Int64s(dst).v[d] + Int64s(src).v[s]; break;
-    default:  // kAddBool
-      Bytes(dst).v[d] = uint8_t(Bytes(dst).v[d] != uint8_t(0) || Bytes(src).v[s] != uint8_t(0) ? 1 : 0);
+    case kAddBool: {
+      const bool either = Bytes(dst).v[d] != uint8_t(0) || Bytes(src).v[s] != uint8_t(0);
+      Bytes(dst).v[d] = uint8_t(either ? 1 : 0);
       break;
+    }
+#endif
+    default: break;
   }
 }
 
@@ -78,6 +97,7 @@ int wrapped_index(uvec2 addr, int at, int size) {
 // compute in f32.
 const uint kFloatF32 = 0, kFloatF16 = 1, kFloatBF16 = 2;
 
+#ifndef INDEX_WORDS_ONLY
 float load_float(uint kind, uvec2 addr, int at) {
   switch (kind) {
     case kFloatF32: return Floats(addr).v[at];
@@ -93,3 +113,4 @@ void store_float(uint kind, uvec2 addr, int at, float v) {
     default: Shorts(addr).v[at] = uint16_t(bf16_bits(v)); break;
   }
 }
+#endif

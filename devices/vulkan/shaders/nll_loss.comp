@@ -64,8 +64,8 @@ void partial_sums() {
     if (t != p.ignore_index) {
       const int c = int(t);
       const float w = kHasWeight ? load_float(kKind, p.weight_addr, c * p.weight_stride) : 1.0;
-      loss = -w * load_float(kKind, p.input_addr,
-                             n * p.input_strides[0] + c * p.input_strides[1] + s * p.input_strides[2]);
+      const int at = n * p.input_strides[0] + c * p.input_strides[1] + s * p.input_strides[2];
+      loss = -w * load_float(kKind, p.input_addr, at);
       sum += loss;
       weight_sum += w;
     }
@@ -95,7 +95,8 @@ void final_sums() {
     store_float(kKind, p.out_addr, 0, sum);
   } else if (kReduction == 1) {
     // Mean over zero total weight is 0/0 = NaN, as the CPU (and PyTorch).
-    const float mean = weight_sum == 0.0 && sum == 0.0 ? uintBitsToFloat(0x7fc00000u) : sum / weight_sum;
+    const float nan = uintBitsToFloat(0x7fc00000u);
+    const float mean = weight_sum == 0.0 && sum == 0.0 ? nan : sum / weight_sum;
     store_float(kKind, p.out_addr, 0, mean);
   }
 }
