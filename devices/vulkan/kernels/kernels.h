@@ -22,6 +22,16 @@ void register_softmax_kernels(KernelRegistry& registry, DeviceType type);
 void register_layer_norm_kernels(KernelRegistry& registry, DeviceType type);
 // batch_norm, batch_norm_backward
 void register_batch_norm_kernels(KernelRegistry& registry, DeviceType type);
+// Indexing: index_bounds, gather, scatter, index_put, masked_fill, triangle.
+void register_index_bounds_kernel(KernelRegistry& registry, DeviceType type);
+void register_gather_kernel(KernelRegistry& registry, DeviceType type);
+void register_scatter_kernel(KernelRegistry& registry, DeviceType type);
+void register_index_put_kernel(KernelRegistry& registry, DeviceType type);
+void register_masked_fill_kernel(KernelRegistry& registry, DeviceType type);
+void register_triangle_kernel(KernelRegistry& registry, DeviceType type);
+// embedding, embedding_dense_backward; nll_loss, nll_loss_backward.
+void register_embedding_kernels(KernelRegistry& registry, DeviceType type);
+void register_nll_loss_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -33,6 +43,14 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_softmax_kernels(registry, type);
   register_layer_norm_kernels(registry, type);
   register_batch_norm_kernels(registry, type);
+  register_index_bounds_kernel(registry, type);
+  register_gather_kernel(registry, type);
+  register_scatter_kernel(registry, type);
+  register_index_put_kernel(registry, type);
+  register_masked_fill_kernel(registry, type);
+  register_triangle_kernel(registry, type);
+  register_embedding_kernels(registry, type);
+  register_nll_loss_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan

@@ -1,0 +1,5 @@
+#version 450
+// gather for 4 and 8-byte elements only, without 8/16/64-bit shader types
+// (index_elements.glsl), so it runs on every device; the shader is gather.glsl.
+#define INDEX_WORDS_ONLY
+#include "gather.glsl"
