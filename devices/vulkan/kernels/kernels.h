@@ -16,6 +16,7 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
+void register_bmm_kernel(KernelRegistry& registry, DeviceType type);      // bmm (f32, f16)
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -24,6 +25,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
+  register_bmm_kernel(registry, type);
 }
 
 }  // namespace tessera::vulkan
