@@ -17,6 +17,10 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
 void register_bmm_kernel(KernelRegistry& registry, DeviceType type);      // bmm (f32, f16)
+// conv2d and conv2d_backward (f32)
+void register_conv2d_kernels(KernelRegistry& registry, DeviceType type);
+// max_pool2d_with_indices, avg_pool2d and their backward (f32)
+void register_pool2d_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -26,6 +30,8 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
   register_bmm_kernel(registry, type);
+  register_conv2d_kernels(registry, type);
+  register_pool2d_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan
