@@ -4,13 +4,27 @@
 #include <limits>
 
 #include "devices/vulkan/kernels/launch.h"
+#include "devices/vulkan/vulkan_device.h"
 
 namespace tessera::vulkan {
 namespace {
 
-// The output tile of one work group (kTileM, kTileN in gemm_tiled.glsl).
-constexpr int64_t kGemmTileM = 64;
-constexpr int64_t kGemmTileN = 64;
+// The output tile of one work group: kTileM x kTileN in gemm_tiled.glsl
+// and in gemm_subgroup.glsl.
+struct Tile {
+  int64_t m, n;
+};
+Tile tile_of(GemmVariant variant) {
+  return variant == GemmVariant::kSubgroupF32 ? Tile{128, 32} : Tile{64, 64};
+}
+
+const char* shader_of(GemmVariant variant) {
+  switch (variant) {
+    case GemmVariant::kTiledF16: return "gemm_f16";
+    case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
+    default: return "gemm_f32";
+  }
+}
 
 // GemmFlags: the flags push constant's bits (gemm_tiled.glsl).
 constexpr uint32_t kGemmAccumulate = 1;
@@ -44,16 +58,20 @@ int64_t batch_chunk(const GemmProblem& pr) {
 }  // namespace
 
 GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr) {
+  const VulkanDeviceInfo& info = vulkan_context_of(ctx).info();
   GemmVariant variant = GemmVariant::kNone;
   if (pr.dtype == DType::kF32) {
-    variant = GemmVariant::kTiledF32;
-  } else if (pr.dtype == DType::kF16 && vulkan_context_of(ctx).info().shader_f16) {
+    // 8-wide subgroups with shuffles: llvmpipe (see gemm_subgroup.glsl).
+    const bool subgroup = info.subgroup_size == 8 && info.subgroup_arithmetic;
+    variant = subgroup ? GemmVariant::kSubgroupF32 : GemmVariant::kTiledF32;
+  } else if (pr.dtype == DType::kF16 && info.shader_f16) {
     variant = GemmVariant::kTiledF16;
   }
   if (variant == GemmVariant::kNone) return variant;
   if (pr.batch < 1 || pr.m < 1 || pr.n < 1 || pr.k < 0) return GemmVariant::kNone;
-  const int64_t tiles_n = (pr.n + kGemmTileN - 1) / kGemmTileN;
-  const int64_t tiles_m = (pr.m + kGemmTileM - 1) / kGemmTileM;
+  const Tile tile = tile_of(variant);
+  const int64_t tiles_n = (pr.n + tile.n - 1) / tile.n;
+  const int64_t tiles_m = (pr.m + tile.m - 1) / tile.m;
   if (tiles_n > kMaxWorkGroupsPerDim || tiles_m > kMaxWorkGroupsPerDim) return GemmVariant::kNone;
   if (pr.k > std::numeric_limits<int32_t>::max()) return GemmVariant::kNone;
   const int64_t chunk = batch_chunk(pr);
@@ -69,7 +87,7 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
 }
 
 void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant variant) {
-  const char* shader = variant == GemmVariant::kTiledF16 ? "gemm_f16" : "gemm_f32";
+  const char* shader = shader_of(variant);
   const int64_t elem = static_cast<int64_t>(itemsize(pr.dtype));
   GemmParams p{};
   p.bias = reinterpret_cast<uint64_t>(pr.bias);
@@ -87,8 +105,9 @@ void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant varia
   p.c_row_stride = static_cast<int32_t>(pr.c.row_stride);
   p.c_col_stride = static_cast<int32_t>(pr.c.col_stride);
   p.bias_stride = static_cast<int32_t>(pr.bias_stride);
-  const auto tiles_n = static_cast<uint32_t>((pr.n + kGemmTileN - 1) / kGemmTileN);
-  const auto tiles_m = static_cast<uint32_t>((pr.m + kGemmTileM - 1) / kGemmTileM);
+  const Tile tile = tile_of(variant);
+  const auto tiles_n = static_cast<uint32_t>((pr.n + tile.n - 1) / tile.n);
+  const auto tiles_m = static_cast<uint32_t>((pr.m + tile.m - 1) / tile.m);
   const int64_t chunk = batch_chunk(pr);
   for (int64_t z0 = 0; z0 < pr.batch; z0 += chunk) {
     // Later chunks start further along each operand (pointer arithmetic on

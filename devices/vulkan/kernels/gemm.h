@@ -35,6 +35,7 @@ enum class GemmVariant {
   kNone,       // this device cannot run it: the caller stages through the host
   kTiledF32,   // shaders/gemm_f32.comp
   kTiledF16,   // shaders/gemm_f16.comp (f16 storage, f32 sums)
+  kSubgroupF32,  // shaders/gemm_subgroup_f32.comp: 8-wide subgroups (llvmpipe)
 };
 
 // The variant that runs `problem` on the kernel's device, or kNone when no

@@ -7,12 +7,16 @@
 // f32 either way.
 //
 // Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
-// each invocation keeps a 4 x 4 micro-tile in registers (rows ty + 16 i,
-// columns tx + 16 j, so a row of the group stores 16 neighbouring columns).
-// K is stepped in slices of 16: the group stages A's 64 x 16 and B's
-// 16 x 64 slice in shared memory (zeros outside the matrices), then every
-// invocation does 16 x 16 multiply-adds from it.
+// invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
+// 4 tx.. in registers. K is stepped in slices of 16: each invocation stages
+// one vec4 of A's 64 x 16 slice (4 rows at one k) and one of B's 16 x 64
+// slice (4 columns at one k) in shared memory (zeros outside the
+// matrices); then per k it reads one vec4 of each and does 16
+// multiply-adds. vec4 shared reads matter on llvmpipe, which runs every
+// shared or global access lane by lane: this is 4x fewer of them than
+// scalar reads.
 #include "buffers.glsl"
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -39,8 +43,8 @@ layout(push_constant, std430) uniform Params {
   int bias_stride;
 } p;
 
-shared float a_tile[kTileK][kTileM];  // [k][row]
-shared float b_tile[kTileK][kTileN];  // [k][column]
+shared vec4 a_tile[kTileK][kTileM / 4];  // [k][row / 4]: 4 rows
+shared vec4 b_tile[kTileK][kTileN / 4];  // [k][column / 4]: 4 columns
 
 void main() {
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
@@ -48,56 +52,59 @@ void main() {
   const uint row0 = gl_WorkGroupID.y * kTileM, col0 = gl_WorkGroupID.x * kTileN;
   const int z = int(gl_WorkGroupID.z);
   const int a_base = z * p.a_batch_stride, b_base = z * p.b_batch_stride;
-  // Which way the invocations walk a slice when staging it: along the
-  // operand's unit-stride dim, so neighbours read neighbouring addresses.
+  // Which vec4 this invocation stages: neighbouring invocations take
+  // neighbouring k where the operand is contiguous along k, so they read
+  // neighbouring addresses.
   const bool a_along_k = p.a_col_stride == 1;
-  const bool b_along_n = p.b_col_stride == 1 || p.b_row_stride != 1;
+  const uint a_k = a_along_k ? thread % kTileK : thread / (kTileM / 4);
+  const uint a_quad = a_along_k ? thread / kTileK : thread % (kTileM / 4);
+  const bool b_along_k = p.b_row_stride == 1 && p.b_col_stride != 1;
+  const uint b_k = b_along_k ? thread % kTileK : thread / (kTileN / 4);
+  const uint b_quad = b_along_k ? thread / kTileK : thread % (kTileN / 4);
 
-  float acc[4][4];
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
+  // acc_i[j]: row 4 ty + i, column 4 tx + j. Plain multiply-adds, not
+  // fma(): llvmpipe may lower fma() to a libm call per element.
+  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
 
   for (uint k0 = 0; k0 < p.k; k0 += kTileK) {
-    // 1024 elements of each slice, 4 per invocation.
-    for (uint q = 0; q < 4; ++q) {
-      const uint e = thread + 256 * q;
-      const uint ar = a_along_k ? e / kTileK : e % kTileM;
-      const uint ak = a_along_k ? e % kTileK : e / kTileM;
-      float av = 0.0;
-      if (row0 + ar < p.m && k0 + ak < p.k) {
-        av = float(ELEM_BUFFER(p.a_addr).v[a_base + int(row0 + ar) * p.a_row_stride +
-                                           int(k0 + ak) * p.a_col_stride]);
+    vec4 av = vec4(0.0), bv = vec4(0.0);
+    const uint ak = k0 + a_k, bk = k0 + b_k;
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      const uint row = row0 + 4 * a_quad + i;
+      if (row < p.m && ak < p.k) {
+        av[i] = float(ELEM_BUFFER(p.a_addr).v[a_base + int(row) * p.a_row_stride +
+                                              int(ak) * p.a_col_stride]);
       }
-      a_tile[ak][ar] = av;
-      const uint bk = b_along_n ? e / kTileN : e % kTileK;
-      const uint bc = b_along_n ? e % kTileN : e / kTileK;
-      float bv = 0.0;
-      if (k0 + bk < p.k && col0 + bc < p.n) {
-        bv = float(ELEM_BUFFER(p.b_addr).v[b_base + int(k0 + bk) * p.b_row_stride +
-                                           int(col0 + bc) * p.b_col_stride]);
+      const uint col = col0 + 4 * b_quad + i;
+      if (bk < p.k && col < p.n) {
+        bv[i] = float(ELEM_BUFFER(p.b_addr).v[b_base + int(bk) * p.b_row_stride +
+                                              int(col) * p.b_col_stride]);
       }
-      b_tile[bk][bc] = bv;
     }
+    a_tile[a_k][a_quad] = av;
+    b_tile[b_k][b_quad] = bv;
     barrier();
-    for (uint kk = 0; kk < kTileK; ++kk) {
-      float a[4], b[4];
-      for (int i = 0; i < 4; ++i) a[i] = a_tile[kk][ty + 16 * i];
-      for (int j = 0; j < 4; ++j) b[j] = b_tile[kk][tx + 16 * j];
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    [[unroll]] for (uint kk = 0; kk < kTileK; ++kk) {
+      const vec4 a = a_tile[kk][ty];
+      const vec4 b = b_tile[kk][tx];
+      acc0 += a.x * b;
+      acc1 += a.y * b;
+      acc2 += a.z * b;
+      acc3 += a.w * b;
     }
     barrier();
   }
 
+  const vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
   const int c_base = z * p.c_batch_stride;
   for (int i = 0; i < 4; ++i) {
-    const uint row = row0 + ty + 16 * i;
+    const uint row = row0 + 4 * ty + i;
     if (row >= p.m) break;
     const float bias = (p.flags & kRowBias) != 0
                            ? float(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
                            : 0.0;
     for (int j = 0; j < 4; ++j) {
-      const uint col = col0 + tx + 16 * j;
+      const uint col = col0 + 4 * tx + j;
       if (col >= p.n) break;
       const int at = c_base + int(row) * p.c_row_stride + int(col) * p.c_col_stride;
       float v = acc[i][j] + bias;

@@ -1,0 +1,95 @@
+// The body of the subgroup GEMM shader (gemm_subgroup_f32.comp), the
+// variant for devices with 8-wide subgroups that run shared and global
+// accesses lane by lane (llvmpipe: each non-uniform load there is a loop
+// over the lanes, so loads, not multiply-adds, bound a GEMM). Same
+// parameters and result as gemm_tiled.glsl.
+//
+// A subgroup (8 lanes) owns an 8-row x 32-column block of C: per k, lane l
+// loads A[row l][k] and B[k][4 l .. 4 l + 3] (5 loads) and the 8 A values
+// reach every lane by subgroupShuffle (a register move), for 32
+// multiply-adds per lane; the tiled shader does 16 per 8 loads. No shared
+// memory, no barriers. A work group is 8 subgroups stacked along the rows:
+// a 64 x 32 tile.
+#include "buffers.glsl"
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x = 64) in;
+
+const uint kTileM = 128;  // kSubgroupTileM / kSubgroupTileN in kernels/gemm.cc
+const uint kTileN = 32;
+const uint kLanes = 8;   // the subgroup size this shader is chosen for
+
+const uint kAccumulate = 1;
+const uint kRowBias = 2;
+
+layout(push_constant, std430) uniform Params {
+  uvec2 a_addr;
+  uvec2 b_addr;
+  uvec2 c_addr;
+  uvec2 bias_addr;
+  uint m;
+  uint n;
+  uint k;
+  uint flags;
+  int a_batch_stride, a_row_stride, a_col_stride;
+  int b_batch_stride, b_row_stride, b_col_stride;
+  int c_batch_stride, c_row_stride, c_col_stride;
+  int bias_stride;
+} p;
+
+const uint kSets = 2;  // row sets of kLanes rows per subgroup
+
+void main() {
+  const uint lane = gl_LocalInvocationID.x % kLanes;
+  const uint block = gl_LocalInvocationID.x / kLanes;
+  const uint row0 = gl_WorkGroupID.y * kTileM + block * kLanes * kSets;
+  const uint col0 = gl_WorkGroupID.x * kTileN + lane * 4;
+  const int z = int(gl_WorkGroupID.z);
+  // The A rows this lane loads: row0 + lane + kLanes s.
+  bool row_ok[kSets];
+  int a_at[kSets];
+  [[unroll]] for (uint s = 0; s < kSets; ++s) {
+    const uint row = row0 + lane + kLanes * s;
+    row_ok[s] = row < p.m;
+    a_at[s] = z * p.a_batch_stride + int(min(row, p.m - 1)) * p.a_row_stride;
+  }
+  const int b_at = z * p.b_batch_stride;
+  int b_col[4];
+  bool col_ok[4];
+  [[unroll]] for (int j = 0; j < 4; ++j) {
+    col_ok[j] = col0 + j < p.n;
+    b_col[j] = b_at + int(min(col0 + j, p.n - 1)) * p.b_col_stride;
+  }
+
+  vec4 acc[kSets * kLanes];  // [s * kLanes + r]: row row0 + kLanes s + r
+  [[unroll]] for (uint r = 0; r < kSets * kLanes; ++r) acc[r] = vec4(0.0);
+  for (int kk = 0; kk < int(p.k); ++kk) {
+    const int bk = kk * p.b_row_stride;
+    vec4 b;
+    [[unroll]] for (int j = 0; j < 4; ++j) {
+      b[j] = col_ok[j] ? float(ELEM_BUFFER(p.b_addr).v[b_col[j] + bk]) : 0.0;
+    }
+    [[unroll]] for (uint s = 0; s < kSets; ++s) {
+      const float a = row_ok[s] ? float(ELEM_BUFFER(p.a_addr).v[a_at[s] + kk * p.a_col_stride]) : 0.0;
+      [[unroll]] for (uint r = 0; r < kLanes; ++r) acc[s * kLanes + r] += subgroupShuffle(a, r) * b;
+    }
+  }
+
+  const int c_base = z * p.c_batch_stride;
+  [[unroll]] for (uint r = 0; r < kSets * kLanes; ++r) {
+    const uint row = row0 + r;
+    if (row >= p.m) break;
+    const float bias = (p.flags & kRowBias) != 0
+                           ? float(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
+                           : 0.0;
+    [[unroll]] for (int j = 0; j < 4; ++j) {
+      if (!col_ok[j]) break;
+      const int at = c_base + int(row) * p.c_row_stride + int(col0 + j) * p.c_col_stride;
+      float v = acc[r][j] + bias;
+      if ((p.flags & kAccumulate) != 0) v += float(ELEM_BUFFER(p.c_addr).v[at]);
+      ELEM_BUFFER(p.c_addr).v[at] = ELEM(v);
+    }
+  }
+}
