@@ -116,6 +116,21 @@ ConvParams conv_params(const ConvGeometry& g, const Tensor& image, int64_t n0, i
   return p;
 }
 
+// columns = im2col(input[n0, n0 + nc)): a grid over (plane, column row,
+// image), each dim capped at the dispatch limit (the shader loops).
+void im2col(const KernelContext& ctx, const ConvGeometry& g, const Tensor& input, int64_t n0,
+            int64_t nc, const Tensor& columns) {
+  if (g.cin * g.kh * g.kw == 0 || g.plane() == 0 || nc == 0) return;  // no columns
+  const int64_t group_size = vulkan_context_of(ctx).pipelines().workgroup_size();
+  const int64_t max_groups = kMaxWorkGroupsPerDim;
+  const auto groups_x =
+      static_cast<uint32_t>(std::min((g.plane() + group_size - 1) / group_size, max_groups));
+  const auto groups_y = static_cast<uint32_t>(std::min(g.cin * g.kh * g.kw, max_groups));
+  const auto groups_z = static_cast<uint32_t>(std::min(nc, max_groups));
+  launch_groups(ctx, "im2col_f32", {}, conv_params(g, input, n0, nc, columns, 0), groups_x,
+                groups_y, groups_z);
+}
+
 // A pointer `elems` f32 elements past t's data (null stays null: dry runs).
 const float* at(const Tensor& t, int64_t elems) {
   return t.defined() ? static_cast<const float*>(t.data_ptr()) + elems : nullptr;
@@ -160,10 +175,9 @@ void conv2d_forward(const KernelContext& ctx, GemmRunner& gemm, const ConvGeomet
   Tensor columns;
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nc = std::min(chunk, g.n - n0);
-    const int64_t numel = g.cin * g.kh * g.kw * nc * plane;
     if (!gemm.dry_run) {
       if (!columns.defined()) columns = empty_f32({g.cin * g.kh * g.kw * chunk * plane}, ctx);
-      launch(ctx, "im2col_f32", {}, conv_params(g, input, n0, nc, columns, numel), numel);
+      im2col(ctx, g, input, n0, nc, columns);
     }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       GemmProblem pr;
@@ -243,11 +257,10 @@ void conv2d_backward_gemms(const KernelContext& ctx, GemmRunner& gemm, const Con
   Tensor columns, column_grads;
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nc = std::min(chunk, g.n - n0);
-    const int64_t numel = g.cin * g.kh * g.kw * nc * plane;
     if (want_weight) {
       if (!gemm.dry_run) {
         if (!columns.defined()) columns = empty_f32({col_elems}, ctx);
-        launch(ctx, "im2col_f32", {}, conv_params(g, input, n0, nc, columns, numel), numel);
+        im2col(ctx, g, input, n0, nc, columns);
       }
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         // grad_weight[g] (+)= go_t[g, n0:n0+nc] [cout_g, nc*plane] @ columns[g]^T.

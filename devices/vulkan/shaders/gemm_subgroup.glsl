@@ -4,12 +4,12 @@
 // over the lanes, so loads, not multiply-adds, bound a GEMM). Same
 // parameters and result as gemm_tiled.glsl.
 //
-// A subgroup (8 lanes) owns an 8-row x 32-column block of C: per k, lane l
-// loads A[row l][k] and B[k][4 l .. 4 l + 3] (5 loads) and the 8 A values
-// reach every lane by subgroupShuffle (a register move), for 32
-// multiply-adds per lane; the tiled shader does 16 per 8 loads. No shared
-// memory, no barriers. A work group is 8 subgroups stacked along the rows:
-// a 64 x 32 tile.
+// A subgroup (8 lanes) owns a (8 kSets)-row x 32-column block of C: per k,
+// lane l loads B[k][4 l .. 4 l + 3] and A[row l + 8 s][k] for each row set
+// s (4 + kSets loads), and the A values reach every lane by subgroupShuffle
+// (a register move), for 32 kSets multiply-adds per lane; the tiled shader
+// does 16 per 8 loads. No shared memory, no barriers. A work group is 8
+// subgroups stacked along the rows.
 #include "buffers.glsl"
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -17,9 +17,13 @@
 
 layout(local_size_x = 64) in;
 
-const uint kTileM = 128;  // kSubgroupTileM / kSubgroupTileN in kernels/gemm.cc
+const uint kLanes = 8;  // the subgroup size this shader is chosen for
+// Row sets of kLanes rows per subgroup (kernels/gemm.cc: 2, or 1 for
+// products of at most 64 rows): the work group's tile is
+// (8 subgroups x kLanes x kSets) x 32.
+layout(constant_id = 1) const uint kSets = 2;
+const uint kTileM = 8 * kLanes * kSets;
 const uint kTileN = 32;
-const uint kLanes = 8;   // the subgroup size this shader is chosen for
 
 const uint kAccumulate = 1;
 const uint kRowBias = 2;
@@ -38,8 +42,6 @@ layout(push_constant, std430) uniform Params {
   int c_batch_stride, c_row_stride, c_col_stride;
   int bias_stride;
 } p;
-
-const uint kSets = 2;  // row sets of kLanes rows per subgroup
 
 void main() {
   const uint lane = gl_LocalInvocationID.x % kLanes;
