@@ -30,7 +30,7 @@ const char* shader_of(GemmVariant variant) {
   }
 }
 
-// GemmFlags: the flags push constant's bits (gemm_tiled.glsl).
+// The flags push constant's bits (gemm_tiled.glsl, gemm_subgroup.glsl).
 constexpr uint32_t kGemmAccumulate = 1;
 constexpr uint32_t kGemmRowBias = 2;
 

@@ -1,11 +1,14 @@
 // The device GEMM that bmm and conv2d share: C[z] = A[z] @ B[z] for
 // z < batch, every operand given by a pointer and element strides (batch,
 // row, column; 0 broadcasts), optionally plus a per-row bias and/or added
-// to C. The shader variant is chosen per device and dtype (gemm.cc); today
-// that is the shared-memory tiled shader (shaders/gemm_tiled.glsl) for f32,
-// and for f16 (f32 sums) where the device has 16-bit storage. A
-// cooperative-matrix variant (VK_KHR_cooperative_matrix, absent from
-// lavapipe) would be one more GemmVariant picked in choose_gemm_variant.
+// to C. The shader variant is chosen per device and dtype
+// (choose_gemm_variant): for f32, devices with 8-wide subgroups (llvmpipe,
+// where every non-uniform load is a loop over the lanes) run
+// shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
+// and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
+// f16 (f32 sums) runs the tiled shader where the device has 16-bit
+// storage. A cooperative-matrix variant (VK_KHR_cooperative_matrix, absent
+// from lavapipe 22.3) would be one more GemmVariant picked there.
 #pragma once
 
 #include <cstdint>

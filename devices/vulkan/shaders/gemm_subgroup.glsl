@@ -44,8 +44,10 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 void main() {
-  const uint lane = gl_LocalInvocationID.x % kLanes;
-  const uint block = gl_LocalInvocationID.x / kLanes;
+  // Subgroup ids, not local-id arithmetic: the shuffles below exchange
+  // values within the subgroup, whichever invocations form it.
+  const uint lane = gl_SubgroupInvocationID;
+  const uint block = gl_SubgroupID;
   const uint row0 = gl_WorkGroupID.y * kTileM + block * kLanes * kSets;
   const uint col0 = gl_WorkGroupID.x * kTileN + lane * 4;
   const int z = int(gl_WorkGroupID.z);

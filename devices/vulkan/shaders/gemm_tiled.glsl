@@ -12,19 +12,19 @@
 // one vec4 of A's 64 x 16 slice (4 rows at one k) and one of B's 16 x 64
 // slice (4 columns at one k) in shared memory (zeros outside the
 // matrices); then per k it reads one vec4 of each and does 16
-// multiply-adds. vec4 shared reads matter on llvmpipe, which runs every
-// shared or global access lane by lane: this is 4x fewer of them than
-// scalar reads.
+// multiply-adds (vec4 shared reads: 4x fewer load instructions than
+// scalar ones). Devices with 8-wide subgroups (llvmpipe) run
+// gemm_subgroup.glsl instead for f32.
 #include "buffers.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
-const uint kTileM = 64;  // kGemmTileM / kGemmTileN in kernels/bmm.cc
+const uint kTileM = 64;  // tile_of in kernels/gemm.cc
 const uint kTileN = 64;
 const uint kTileK = 16;
 
-// flags bits (kernels/gemm.h, GemmFlags)
+// flags bits (kGemmAccumulate, kGemmRowBias in kernels/gemm.cc)
 const uint kAccumulate = 1;  // C += A @ B instead of C = A @ B
 const uint kRowBias = 2;     // + bias[row * bias_stride]
 
