@@ -326,17 +326,14 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
                                          weight, stride, padding, dilation, groups);
     return;
   }
-  const bool empty_sum = g.n == 0 || g.plane() == 0;  // every gradient is 0
-  if (grad_bias.defined() && grad_bias.numel() > 0) {
-    if (empty_sum) grad_bias.zero_();
-    else conv2d_bias_grad(ctx, grad_bias, grad_out.contiguous());
-  }
-  if (empty_sum) {
-    if (grad_weight.defined()) grad_weight.zero_();
-    if (grad_input.defined()) grad_input.zero_();
+  if (g.n == 0 || g.plane() == 0) {  // empty sums: every gradient is 0
+    for (Tensor* grad : {&grad_input, &grad_weight, &grad_bias}) {
+      if (grad->defined()) grad->zero_();
+    }
     return;
   }
   const Tensor go = grad_out.contiguous();
+  if (grad_bias.defined() && grad_bias.numel() > 0) conv2d_bias_grad(ctx, grad_bias, go);
   const Tensor go_t = want_weight ? grad_out.transpose(0, 1).contiguous() : Tensor();
   const Tensor w = weight.contiguous();
   Tensor gw = want_weight && !grad_weight.is_contiguous() ? empty_f32(grad_weight.sizes(), ctx)
