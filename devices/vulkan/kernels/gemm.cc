@@ -18,14 +18,19 @@ struct Tile {
 // halve its loads per multiply-add, one wastes less on short products.
 uint32_t row_sets(const GemmProblem& pr) { return pr.m <= 64 ? 1 : 2; }
 
+bool is_subgroup(GemmVariant variant) {
+  return variant == GemmVariant::kSubgroupF32 || variant == GemmVariant::kSubgroupF16;
+}
+
 Tile tile_of(GemmVariant variant, const GemmProblem& pr) {
-  return variant == GemmVariant::kSubgroupF32 ? Tile{64 * row_sets(pr), 32} : Tile{64, 64};
+  return is_subgroup(variant) ? Tile{64 * row_sets(pr), 32} : Tile{64, 64};
 }
 
 const char* shader_of(GemmVariant variant) {
   switch (variant) {
     case GemmVariant::kTiledF16: return "gemm_f16";
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
+    case GemmVariant::kSubgroupF16: return "gemm_subgroup_f16";
     default: return "gemm_f32";
   }
 }
@@ -64,12 +69,12 @@ int64_t batch_chunk(const GemmProblem& pr) {
 GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr) {
   const VulkanDeviceInfo& info = vulkan_context_of(ctx).info();
   GemmVariant variant = GemmVariant::kNone;
+  // 8-wide subgroups with shuffles: llvmpipe (see gemm_subgroup.glsl).
+  const bool subgroup = info.subgroup_size == 8 && info.subgroup_arithmetic;
   if (pr.dtype == DType::kF32) {
-    // 8-wide subgroups with shuffles: llvmpipe (see gemm_subgroup.glsl).
-    const bool subgroup = info.subgroup_size == 8 && info.subgroup_arithmetic;
     variant = subgroup ? GemmVariant::kSubgroupF32 : GemmVariant::kTiledF32;
   } else if (pr.dtype == DType::kF16 && info.shader_f16) {
-    variant = GemmVariant::kTiledF16;
+    variant = subgroup ? GemmVariant::kSubgroupF16 : GemmVariant::kTiledF16;
   }
   if (variant == GemmVariant::kNone) return variant;
   if (pr.batch < 1 || pr.m < 1 || pr.n < 1 || pr.k < 0) return GemmVariant::kNone;
@@ -123,7 +128,7 @@ void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant varia
     p.b = at(pr.b);
     p.c = at(pr.c);
     const auto groups_z = static_cast<uint32_t>(std::min(chunk, pr.batch - z0));
-    if (variant == GemmVariant::kSubgroupF32) {
+    if (is_subgroup(variant)) {
       launch_groups(ctx, shader, {row_sets(pr)}, p, tiles_n, tiles_m, groups_z);
     } else {
       launch_groups(ctx, shader, {}, p, tiles_n, tiles_m, groups_z);

@@ -6,9 +6,9 @@
 // where every non-uniform load is a loop over the lanes) run
 // shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
 // and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
-// f16 (f32 sums) runs the tiled shader where the device has 16-bit
-// storage. A cooperative-matrix variant (VK_KHR_cooperative_matrix, absent
-// from lavapipe 22.3) would be one more GemmVariant picked there.
+// f16 (f32 sums) likewise where the device has 16-bit storage. A
+// cooperative-matrix variant (VK_KHR_cooperative_matrix, absent from
+// lavapipe 22.3) would be one more GemmVariant picked there.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,7 @@ enum class GemmVariant {
   kTiledF32,   // shaders/gemm_f32.comp
   kTiledF16,   // shaders/gemm_f16.comp (f16 storage, f32 sums)
   kSubgroupF32,  // shaders/gemm_subgroup_f32.comp: 8-wide subgroups (llvmpipe)
+  kSubgroupF16,  // shaders/gemm_subgroup_f16.comp (f16 storage, f32 sums)
 };
 
 // The variant that runs `problem` on the kernel's device, or kNone when no

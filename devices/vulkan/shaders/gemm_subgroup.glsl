@@ -1,8 +1,9 @@
-// The body of the subgroup GEMM shader (gemm_subgroup_f32.comp), the
-// variant for devices with 8-wide subgroups that run shared and global
-// accesses lane by lane (llvmpipe: each non-uniform load there is a loop
-// over the lanes, so loads, not multiply-adds, bound a GEMM). Same
-// parameters and result as gemm_tiled.glsl.
+// The body of the subgroup GEMM shaders (gemm_subgroup_f32.comp,
+// gemm_subgroup_f16.comp: f16 storage, f32 sums), the variant for devices
+// with 8-wide subgroups that run shared and global accesses lane by lane
+// (llvmpipe: each non-uniform load there is a loop over the lanes, so
+// loads, not multiply-adds, bound a GEMM). Same parameters and result as
+// gemm_tiled.glsl.
 //
 // A subgroup (8 lanes) owns a (8 kSets)-row x 32-column block of C: per k,
 // lane l loads B[k][4 l .. 4 l + 3] and A[row l + 8 s][k] for each row set
