@@ -19,14 +19,23 @@ struct Tile {
 uint32_t row_sets(const GemmProblem& pr) { return pr.m <= 64 ? 1 : 2; }
 
 bool is_subgroup(GemmVariant variant) {
-  return variant == GemmVariant::kSubgroupF32 || variant == GemmVariant::kSubgroupF16;
+  return variant == GemmVariant::kSubgroupF32 || variant == GemmVariant::kSubgroupF16 ||
+         variant == GemmVariant::kSubgroupInt;
 }
 
 Tile tile_of(GemmVariant variant, const GemmProblem& pr) {
   return is_subgroup(variant) ? Tile{64 * row_sets(pr), 32} : Tile{64, 64};
 }
 
-const char* shader_of(GemmVariant variant) {
+const char* shader_of(GemmVariant variant, DType dtype) {
+  if (variant == GemmVariant::kSubgroupInt) {
+    switch (dtype) {
+      case DType::kI16: return "gemm_subgroup_i16";
+      case DType::kI8: return "gemm_subgroup_i8";
+      case DType::kU8: return "gemm_subgroup_u8";
+      default: return "gemm_subgroup_i32";
+    }
+  }
   switch (variant) {
     case GemmVariant::kTiledF16: return "gemm_f16";
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
@@ -75,6 +84,11 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
     variant = subgroup ? GemmVariant::kSubgroupF32 : GemmVariant::kTiledF32;
   } else if (pr.dtype == DType::kF16 && info.shader_f16) {
     variant = subgroup ? GemmVariant::kSubgroupF16 : GemmVariant::kTiledF16;
+  } else if (subgroup && (pr.dtype == DType::kI32 ||
+                          ((pr.dtype == DType::kI16 || pr.dtype == DType::kI8 ||
+                            pr.dtype == DType::kU8) &&
+                           vulkan_context_of(ctx).has_sized_shader_types()))) {
+    variant = GemmVariant::kSubgroupInt;
   }
   if (variant == GemmVariant::kNone) return variant;
   if (pr.batch < 1 || pr.m < 1 || pr.n < 1 || pr.k < 0) return GemmVariant::kNone;
@@ -96,7 +110,7 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
 }
 
 void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant variant) {
-  const char* shader = shader_of(variant);
+  const char* shader = shader_of(variant, pr.dtype);
   const int64_t elem = static_cast<int64_t>(itemsize(pr.dtype));
   GemmParams p{};
   p.bias = reinterpret_cast<uint64_t>(pr.bias);

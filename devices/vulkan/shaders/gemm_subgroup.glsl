@@ -3,7 +3,11 @@
 // with 8-wide subgroups that run shared and global accesses lane by lane
 // (llvmpipe: each non-uniform load there is a loop over the lanes, so
 // loads, not multiply-adds, bound a GEMM). Same parameters and result as
-// gemm_tiled.glsl.
+// gemm_tiled.glsl. The includer defines ELEM and ELEM_BUFFER (as for
+// gemm_tiled.glsl) and may define ACC / ACC4 (default float / vec4), the
+// sum's type: int / ivec4 for the integer shaders (which also define
+// ACC_IS_INT for the signed 8/16-bit views), whose 32-bit sums wrap and so
+// give the low bits of the CPU's int64 sums exactly.
 //
 // A subgroup (8 lanes) owns a (8 kSets)-row x 32-column block of C: per k,
 // lane l loads B[k][4 l .. 4 l + 3] and A[row l + 8 s][k] for each row set
@@ -12,9 +16,17 @@
 // does 16 per 8 loads. No shared memory, no barriers. A work group is 8
 // subgroups stacked along the rows.
 #include "buffers.glsl"
+#ifdef ACC_IS_INT
+#include "gemm_int_buffers.glsl"
+#endif
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
+
+#ifndef ACC
+#define ACC float
+#define ACC4 vec4
+#endif
 
 layout(local_size_x = 64) in;
 
@@ -68,16 +80,16 @@ void main() {
     b_col[j] = b_at + int(min(col0 + j, p.n - 1)) * p.b_col_stride;
   }
 
-  vec4 acc[kSets * kLanes];  // [s * kLanes + r]: row row0 + kLanes s + r
-  [[unroll]] for (uint r = 0; r < kSets * kLanes; ++r) acc[r] = vec4(0.0);
+  ACC4 acc[kSets * kLanes];  // [s * kLanes + r]: row row0 + kLanes s + r
+  [[unroll]] for (uint r = 0; r < kSets * kLanes; ++r) acc[r] = ACC4(0);
   for (int kk = 0; kk < int(p.k); ++kk) {
     const int bk = kk * p.b_row_stride;
-    vec4 b;
+    ACC4 b;
     [[unroll]] for (int j = 0; j < 4; ++j) {
-      b[j] = col_ok[j] ? float(ELEM_BUFFER(p.b_addr).v[b_col[j] + bk]) : 0.0;
+      b[j] = col_ok[j] ? ACC(ELEM_BUFFER(p.b_addr).v[b_col[j] + bk]) : ACC(0);
     }
     [[unroll]] for (uint s = 0; s < kSets; ++s) {
-      const float a = row_ok[s] ? float(ELEM_BUFFER(p.a_addr).v[a_at[s] + kk * p.a_col_stride]) : 0.0;
+      const ACC a = row_ok[s] ? ACC(ELEM_BUFFER(p.a_addr).v[a_at[s] + kk * p.a_col_stride]) : ACC(0);
       [[unroll]] for (uint r = 0; r < kLanes; ++r) acc[s * kLanes + r] += subgroupShuffle(a, r) * b;
     }
   }
@@ -86,14 +98,14 @@ void main() {
   [[unroll]] for (uint r = 0; r < kSets * kLanes; ++r) {
     const uint row = row0 + r;
     if (row >= p.m) break;
-    const float bias = (p.flags & kRowBias) != 0
-                           ? float(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
-                           : 0.0;
+    const ACC bias = (p.flags & kRowBias) != 0
+                         ? ACC(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
+                         : ACC(0);
     [[unroll]] for (int j = 0; j < 4; ++j) {
       if (!col_ok[j]) break;
       const int at = c_base + int(row) * p.c_row_stride + int(col0 + j) * p.c_col_stride;
-      float v = acc[r][j] + bias;
-      if ((p.flags & kAccumulate) != 0) v += float(ELEM_BUFFER(p.c_addr).v[at]);
+      ACC v = acc[r][j] + bias;
+      if ((p.flags & kAccumulate) != 0) v += ACC(ELEM_BUFFER(p.c_addr).v[at]);
       ELEM_BUFFER(p.c_addr).v[at] = ELEM(v);
     }
   }
