@@ -32,6 +32,11 @@ void register_triangle_kernel(KernelRegistry& registry, DeviceType type);
 // embedding, embedding_dense_backward; nll_loss, nll_loss_backward.
 void register_embedding_kernels(KernelRegistry& registry, DeviceType type);
 void register_nll_loss_kernels(KernelRegistry& registry, DeviceType type);
+void register_bmm_kernel(KernelRegistry& registry, DeviceType type);      // bmm (f32, f16)
+// conv2d and conv2d_backward (f32)
+void register_conv2d_kernels(KernelRegistry& registry, DeviceType type);
+// max_pool2d_with_indices, avg_pool2d and their backward (f32)
+void register_pool2d_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -51,6 +56,9 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_triangle_kernel(registry, type);
   register_embedding_kernels(registry, type);
   register_nll_loss_kernels(registry, type);
+  register_bmm_kernel(registry, type);
+  register_conv2d_kernels(registry, type);
+  register_pool2d_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan

@@ -1,0 +1,56 @@
+// The device GEMM that bmm and conv2d share: C[z] = A[z] @ B[z] for
+// z < batch, every operand given by a pointer and element strides (batch,
+// row, column; 0 broadcasts), optionally plus a per-row bias and/or added
+// to C. The shader variant is chosen per device and dtype
+// (choose_gemm_variant): for f32, devices with 8-wide subgroups (llvmpipe,
+// where every non-uniform load is a loop over the lanes) run
+// shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
+// and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
+// f16 (f32 sums) likewise where the device has 16-bit storage; int32,
+// int16, int8 and uint8 (wrapping int32 sums) only on the subgroup shader. A
+// cooperative-matrix variant (VK_KHR_cooperative_matrix, absent from
+// lavapipe 22.3) would be one more GemmVariant picked there.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/core/dtype.h"
+#include "runtime/ops/kernel_context.h"
+
+namespace tessera::vulkan {
+
+struct GemmOperand {
+  const void* data = nullptr;
+  int64_t batch_stride = 0;  // in elements
+  int64_t row_stride = 0;
+  int64_t col_stride = 0;
+};
+
+struct GemmProblem {
+  DType dtype = DType::kF32;  // of A, B, C and the bias
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  GemmOperand a, b, c;  // [m, k], [k, n], [m, n]
+  const void* bias = nullptr;  // bias[row * bias_stride] added to row; null: none
+  int64_t bias_stride = 0;
+  bool accumulate = false;  // C += A @ B (+ bias) instead of C = ...
+};
+
+enum class GemmVariant {
+  kNone,       // this device cannot run it: the caller stages through the host
+  kTiledF32,   // shaders/gemm_f32.comp
+  kTiledF16,   // shaders/gemm_f16.comp (f16 storage, f32 sums)
+  kSubgroupF32,  // shaders/gemm_subgroup_f32.comp: 8-wide subgroups (llvmpipe)
+  kSubgroupF16,  // shaders/gemm_subgroup_f16.comp (f16 storage, f32 sums)
+  kSubgroupInt,  // shaders/gemm_subgroup_{i32,i16,i8,u8}.comp (wrapping int32 sums)
+};
+
+// The variant that runs `problem` on the kernel's device, or kNone when no
+// shader takes its dtype or its sizes and strides overflow the shader's
+// 32-bit offsets or the dispatch grid.
+GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& problem);
+
+// Runs `problem` with `variant` (not kNone) on the kernel's stream. Batches
+// beyond the grid's z limit go in several dispatches.
+void run_gemm(const KernelContext& ctx, const GemmProblem& problem, GemmVariant variant);
+
+}  // namespace tessera::vulkan

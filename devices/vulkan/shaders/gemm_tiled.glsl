@@ -1,0 +1,115 @@
+// The body of the tiled GEMM shaders (gemm_f32.comp, gemm_f16.comp):
+// C[z] = A[z] @ B[z] (+ bias per row) (+ C[z] when accumulating) for
+// A [M, K], B [K, N], C [M, N], each addressed by its own batch, row and
+// column strides in elements, so transposed, sliced and broadcast (stride
+// 0) operands need no copy. The includer defines ELEM (the storage type,
+// float or float16_t) and ELEM_BUFFER (its buffers.glsl view); sums are
+// f32 either way.
+//
+// Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
+// invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
+// 4 tx.. in registers. K is stepped in slices of 16: each invocation stages
+// one vec4 of A's 64 x 16 slice (4 rows at one k) and one of B's 16 x 64
+// slice (4 columns at one k) in shared memory (zeros outside the
+// matrices); then per k it reads one vec4 of each and does 16
+// multiply-adds (vec4 shared reads: 4x fewer load instructions than
+// scalar ones). Devices with 8-wide subgroups (llvmpipe) run
+// gemm_subgroup.glsl instead for f32.
+#include "buffers.glsl"
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x = 16, local_size_y = 16) in;
+
+const uint kTileM = 64;  // tile_of in kernels/gemm.cc
+const uint kTileN = 64;
+const uint kTileK = 16;
+
+// flags bits (kGemmAccumulate, kGemmRowBias in kernels/gemm.cc)
+const uint kAccumulate = 1;  // C += A @ B instead of C = A @ B
+const uint kRowBias = 2;     // + bias[row * bias_stride]
+
+layout(push_constant, std430) uniform Params {
+  uvec2 a_addr;
+  uvec2 b_addr;
+  uvec2 c_addr;
+  uvec2 bias_addr;  // f32 or ELEM like C; only read with kRowBias
+  uint m;
+  uint n;
+  uint k;
+  uint flags;
+  int a_batch_stride, a_row_stride, a_col_stride;
+  int b_batch_stride, b_row_stride, b_col_stride;
+  int c_batch_stride, c_row_stride, c_col_stride;
+  int bias_stride;
+} p;
+
+shared vec4 a_tile[kTileK][kTileM / 4];  // [k][row / 4]: 4 rows
+shared vec4 b_tile[kTileK][kTileN / 4];  // [k][column / 4]: 4 columns
+
+void main() {
+  const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+  const uint thread = ty * 16 + tx;
+  const uint row0 = gl_WorkGroupID.y * kTileM, col0 = gl_WorkGroupID.x * kTileN;
+  const int z = int(gl_WorkGroupID.z);
+  const int a_base = z * p.a_batch_stride, b_base = z * p.b_batch_stride;
+  // Which vec4 this invocation stages: neighbouring invocations take
+  // neighbouring k where the operand is contiguous along k, so they read
+  // neighbouring addresses.
+  const bool a_along_k = p.a_col_stride == 1;
+  const uint a_k = a_along_k ? thread % kTileK : thread / (kTileM / 4);
+  const uint a_quad = a_along_k ? thread / kTileK : thread % (kTileM / 4);
+  const bool b_along_k = p.b_row_stride == 1 && p.b_col_stride != 1;
+  const uint b_k = b_along_k ? thread % kTileK : thread / (kTileN / 4);
+  const uint b_quad = b_along_k ? thread / kTileK : thread % (kTileN / 4);
+
+  // acc_i[j]: row 4 ty + i, column 4 tx + j. Plain multiply-adds, not
+  // fma(): llvmpipe may lower fma() to a libm call per element.
+  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+
+  for (uint k0 = 0; k0 < p.k; k0 += kTileK) {
+    vec4 av = vec4(0.0), bv = vec4(0.0);
+    const uint ak = k0 + a_k, bk = k0 + b_k;
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      const uint row = row0 + 4 * a_quad + i;
+      if (row < p.m && ak < p.k) {
+        av[i] = float(ELEM_BUFFER(p.a_addr).v[a_base + int(row) * p.a_row_stride +
+                                              int(ak) * p.a_col_stride]);
+      }
+      const uint col = col0 + 4 * b_quad + i;
+      if (bk < p.k && col < p.n) {
+        bv[i] = float(ELEM_BUFFER(p.b_addr).v[b_base + int(bk) * p.b_row_stride +
+                                              int(col) * p.b_col_stride]);
+      }
+    }
+    a_tile[a_k][a_quad] = av;
+    b_tile[b_k][b_quad] = bv;
+    barrier();
+    [[unroll]] for (uint kk = 0; kk < kTileK; ++kk) {
+      const vec4 a = a_tile[kk][ty];
+      const vec4 b = b_tile[kk][tx];
+      acc0 += a.x * b;
+      acc1 += a.y * b;
+      acc2 += a.z * b;
+      acc3 += a.w * b;
+    }
+    barrier();
+  }
+
+  const vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
+  const int c_base = z * p.c_batch_stride;
+  for (int i = 0; i < 4; ++i) {
+    const uint row = row0 + 4 * ty + i;
+    if (row >= p.m) break;
+    const float bias = (p.flags & kRowBias) != 0
+                           ? float(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
+                           : 0.0;
+    for (int j = 0; j < 4; ++j) {
+      const uint col = col0 + 4 * tx + j;
+      if (col >= p.n) break;
+      const int at = c_base + int(row) * p.c_row_stride + int(col) * p.c_col_stride;
+      float v = acc[i][j] + bias;
+      if ((p.flags & kAccumulate) != 0) v += float(ELEM_BUFFER(p.c_addr).v[at]);
+      ELEM_BUFFER(p.c_addr).v[at] = ELEM(v);
+    }
+  }
+}
