@@ -16,6 +16,8 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
+// reduce, reduce_ext, arg_reduce, var_std
+void register_reduce_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -24,6 +26,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
+  register_reduce_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan
