@@ -1,13 +1,12 @@
 // Reductions: reduce (sum, mean), reduce_ext (prod, amax, amin, all, any,
 // norm 1 / 2 / inf, logsumexp), arg_reduce (max / min with int64 indices)
-// and var_std, in shaders/reduce_common.glsl: f32 and f16 input accumulate
-// in f32 (reduce_f32acc, reduce_f32acc_sg with subgroup sums), integer and
-// bool input in wrapping int64 (reduce_i64acc). Native for f32 / f16 (f16
-// needs shaderFloat16) and, where the op takes them, i8 / i16 / i32 / i64 /
-// u8 / bool (needs shaderInt64), any strides. Staged through the host: f64
-// and bf16, integer input with a floating output (sum with a dtype) and
-// the reverse, devices without 8/16-bit storage, and layouts with more than
-// 3 kept or 3 reduced dims after coalescing or offsets beyond 32 bits.
+// and var_std, in shaders/reduce_common.glsl: f32, f16 and bf16 input
+// accumulate in f32 (reduce_f32acc, reduce_f32acc_sg with subgroup sums),
+// integer and bool input in wrapping int64 (reduce_i64acc, needs
+// shaderInt64). Native for any strides. Staged through the host: f64,
+// integer input with a floating output (sum with a dtype) and the reverse,
+// devices without 8/16/64-bit shader types, and layouts with more than 3
+// kept or 3 reduced dims after coalescing or offsets beyond 2^30.
 //
 // The kept dims and the reduced dims are each ordered by input stride
 // (largest first) and coalesced. A reduction runs in one of two shapes:
@@ -48,7 +47,7 @@ using kernels::ReduceOp;
 enum class ShaderOp : uint32_t {
   kSum, kProd, kMax, kMin, kAll, kAny, kAbsSum, kSquaredDevSum, kAbsMax, kExpSum, kArgMax, kArgMin,
 };
-enum class ElemType : uint32_t { kF32, kF16, kI32, kI64, kU8, kBool, kI8, kI16 };
+enum class ElemType : uint32_t { kF32, kF16, kI32, kI64, kU8, kBool, kI8, kI16, kBF16 };
 enum class FinalStep : uint32_t { kRaw, kDivide, kSqrt, kLogShift, kVar, kStd };
 
 constexpr int kReduceMaxRank = 3;  // kMaxRank in shaders/reduce_common.glsl
@@ -75,6 +74,7 @@ std::optional<ElemType> elem_type(DType t) {
   switch (t) {
     case DType::kF32: return ElemType::kF32;
     case DType::kF16: return ElemType::kF16;
+    case DType::kBF16: return ElemType::kBF16;
     case DType::kI32: return ElemType::kI32;
     case DType::kI64: return ElemType::kI64;
     case DType::kU8: return ElemType::kU8;
@@ -85,10 +85,12 @@ std::optional<ElemType> elem_type(DType t) {
   }
 }
 
-bool is_float_elem(ElemType t) { return t == ElemType::kF32 || t == ElemType::kF16; }
+bool is_float_elem(ElemType t) {
+  return t == ElemType::kF32 || t == ElemType::kF16 || t == ElemType::kBF16;
+}
 
 // Which accumulator a reduction of `in` into `out` uses, if any shader
-// can run it on this device: f32 for f32 / f16 (both sides floating), int64
+// can run it on this device: f32 for f32 / f16 / bf16 (both sides floating), int64
 // for integers and bool (both sides not floating); nullopt stages.
 enum class Acc { kF32, kI64 };
 std::optional<Acc> accumulator(const KernelContext& ctx, DType in, DType out) {
@@ -265,9 +267,12 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
       static_cast<uint32_t>(pass.op),         static_cast<uint32_t>(pass.in_type),
       static_cast<uint32_t>(pass.out_type),   static_cast<uint32_t>(mode),
       static_cast<uint32_t>(pass.final_step), pass.index_from_aux ? 1u : 0u};
-  if (mode == Mode::kSerial) {
-    launch(ctx, shader, constants, p, pass.numel_out);
-  } else {
+  const int64_t group_size = vulkan_context_of(ctx).pipelines().workgroup_size();
+  if (mode == Mode::kSerial) {  // x: outputs (invocations loop past 65535 groups), y: chunks
+    const auto groups_x = static_cast<uint32_t>(std::min<int64_t>(
+        (pass.numel_out + group_size - 1) / group_size, kMaxWorkGroupsPerDim));
+    launch_groups(ctx, shader, constants, p, groups_x, static_cast<uint32_t>(chunks));
+  } else {  // x: chunks, y: outputs (work groups loop past 65535)
     const auto groups_y = static_cast<uint32_t>(
         std::min<int64_t>(pass.numel_out, kMaxWorkGroupsPerDim));
     launch_groups(ctx, shader, constants, p, static_cast<uint32_t>(chunks), groups_y);
@@ -287,22 +292,30 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
     const int64_t inner = std::llabs(pass.kept_in.back());
     for (int64_t s : pass.red_in) column = column && inner < std::llabs(s);
   }
-  if (pass.numel_red <= 32 || (column && pass.numel_out >= 256)) {
-    dispatch(ctx, pass, Mode::kSerial, 1, 0, 0);
-    return;
-  }
-  const Mode mode = pass.acc == Acc::kF32 && is_sum_like(pass.op) && vk.info().subgroup_arithmetic
-                        ? Mode::kGroupSubgroups
-                        : Mode::kGroup;
-  // Chunks of at least 32 elements per invocation, enough work groups in
-  // all to occupy the device (a fixed count: it only depends on shapes).
+  const bool serial = pass.numel_red <= 32 || (column && pass.numel_out >= 64);
+  Mode mode = Mode::kSerial;
   int64_t chunks = 1;
-  if (split && pass.numel_out < 64) {
-    const int64_t by_size = pass.numel_red / (group_size * 32);
-    chunks = std::clamp<int64_t>(std::min<int64_t>(by_size, 256 / pass.numel_out), 1, 256);
+  if (serial) {
+    // A long column into few outputs: chunks of the reduced dims in
+    // work-group y, so that about 16K invocations share the work.
+    if (split && column && pass.numel_red >= 1024 && pass.numel_out < 16384) {
+      chunks = std::clamp<int64_t>(
+          std::min<int64_t>(pass.numel_red / 256, (16384 + pass.numel_out - 1) / pass.numel_out),
+          1, 1024);
+    }
+  } else {
+    mode = pass.acc == Acc::kF32 && is_sum_like(pass.op) && vk.info().subgroup_arithmetic
+               ? Mode::kGroupSubgroups
+               : Mode::kGroup;
+    // Chunks of at least 32 elements per invocation, enough work groups in
+    // all to occupy the device (a fixed count: it only depends on shapes).
+    if (split && pass.numel_out < 64) {
+      const int64_t by_size = pass.numel_red / (group_size * 32);
+      chunks = std::clamp<int64_t>(std::min<int64_t>(by_size, 256 / pass.numel_out), 1, 256);
+    }
   }
   int64_t chunk_len = (pass.numel_red + chunks - 1) / chunks;
-  chunk_len = (chunk_len + group_size - 1) / group_size * group_size;
+  if (!serial) chunk_len = (chunk_len + group_size - 1) / group_size * group_size;
   chunks = (pass.numel_red + chunk_len - 1) / chunk_len;
   if (chunks == 1) {
     dispatch(ctx, pass, mode, 1, pass.numel_red, 0);
@@ -487,7 +500,7 @@ void var_std_kernel(const KernelContext& ctx, bool take_sqrt, Tensor& out, const
 }
 
 // The shader's numbering.
-static_assert(static_cast<int>(ShaderOp::kArgMin) == 11 && static_cast<int>(ElemType::kI16) == 7 &&
+static_assert(static_cast<int>(ShaderOp::kArgMin) == 11 && static_cast<int>(ElemType::kBF16) == 8 &&
               static_cast<int>(FinalStep::kStd) == 5);
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The body of the reduction shaders (kernels/reduce.cc): one output element
 // = an op over the reduced elements of the input. reduce_f32acc.comp
-// accumulates in float (f32/f16 input), reduce_i64acc.comp in int64
+// accumulates in float (f32 / f16 / bf16 input), reduce_i64acc.comp in int64
 // (integer and bool input); each defines ACC_T, ACC_FLOAT or ACC_INT and
 // includes this file.
 //
@@ -10,10 +10,10 @@
 // times the chunk (partial results of a split reduction). Modes (constant
 // 4): 0 one invocation per output, a serial loop (short reductions, or
 // columns whose kept dim is innermost so neighbouring invocations read
-// neighbouring elements); 1 one work group per (chunk, output): the
-// invocations stride over the chunk's reduced elements and combine through
-// a shared-memory tree; 2 as 1, but sums combine with subgroupAdd first.
-// Work-group x is the chunk, y loops over outputs (> 65535 outputs).
+// neighbouring elements; work-group y is the chunk); 1 one work group per
+// (chunk, output): the invocations stride over the chunk's reduced
+// elements and combine through a shared-memory tree; 2 as 1, but sums combine with subgroupAdd first;
+// work-group x is the chunk, y loops over outputs (> 65535 outputs).
 #include "buffers.glsl"
 #include "float_math.glsl"
 
@@ -30,7 +30,8 @@ layout(constant_id = 6) const uint kIndexFromAux = 0;
 // kernels/reduce.cc: ReduceShaderOp, ElemType, FinalStep.
 const uint kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAll = 4, kAny = 5, kAbsSum = 6,
            kSquaredDevSum = 7, kAbsMax = 8, kExpSum = 9, kArgMax = 10, kArgMin = 11;
-const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kU8 = 4, kBool = 5, kI8 = 6, kI16 = 7;
+const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kU8 = 4, kBool = 5, kI8 = 6, kI16 = 7,
+           kBF16 = 8;
 // kRaw: the accumulator as is; kDivide: / scale (mean); kSqrt (norm 2);
 // kLogShift: log(acc) + shift (logsumexp); kVar: / scale, NaN for zero
 // elements; kStd: sqrt of kVar.
@@ -63,6 +64,7 @@ const uint kNoIndex = 0xffffffffu;
 ACC_T load_in(int at) {
 #ifdef ACC_FLOAT
   if (kInType == kF16) return float(Halfs(p.in_addr).v[at]);
+  if (kInType == kBF16) return uintBitsToFloat(uint(Shorts(p.in_addr).v[at]) << 16);
   return Floats(p.in_addr).v[at];
 #else
   switch (kInType) {
@@ -86,6 +88,13 @@ void store_out(int at, ACC_T v) {
 #ifdef ACC_FLOAT
     case kF32: Floats(p.out_addr).v[at] = v; break;
     case kF16: Halfs(p.out_addr).v[at] = float16_t(v); break;
+    case kBF16: {  // the top half, rounded to nearest even (runtime/core/half.h)
+      const uint x = floatBitsToUint(v);
+      const uint b = (x & 0x7fffffffu) > 0x7f800000u ? (x >> 16) | 0x40u
+                                                     : (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+      Shorts(p.out_addr).v[at] = uint16_t(b);
+      break;
+    }
     case kBool: Bytes(p.out_addr).v[at] = uint8_t(v != 0.0 ? 1 : 0); break;
 #else
     case kI64: Int64s(p.out_addr).v[at] = v; break;
@@ -192,6 +201,7 @@ void output_offsets(uint o, out int in_at, out int out_at) {
 
 // Input element offset of reduced element r (row-major over the reduced dims).
 int reduced_offset(uint r) {
+  if (red_rank() == 1) return int(r) * p.red_in[0];  // the common case, no division
   int at = 0;
   for (int d = int(red_rank()) - 1; d >= 0; --d) {
     const uint q = d > 0 ? r / p.red_sizes[d] : 0u;
@@ -264,29 +274,34 @@ void serial_main() {
   const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint rr = red_rank();
   // The innermost reduced dim is a plain loop; the outer ones divide once
-  // per row.
+  // per row. Work-group y is the chunk of a split column reduction.
   const uint inner = rr > 0 ? p.red_sizes[rr - 1] : 1u;
   const int inner_stride = rr > 0 ? p.red_in[rr - 1] : 0;
-  const uint rows = p.numel_red == 0 ? 0u : p.numel_red / inner;
+  const uint begin = gl_WorkGroupID.y * p.chunk_len;
+  const uint end = min(p.numel_red, begin + p.chunk_len);
   for (uint o = gl_GlobalInvocationID.x; o < p.numel_out; o += step) {
     int in_base, out_at;
     output_offsets(o, in_base, out_at);
     const ACC_T centre = centre_of(o);
     ACC_T acc = identity();
     uint index = kNoIndex;
-    for (uint row = 0; row < rows; ++row) {
-      const int row_at = in_base + reduced_offset(row * inner);
-      for (uint j0 = 0; j0 < inner; j0 += kBlock) {
-        const uint j1 = min(inner, j0 + kBlock);
+    uint r = begin;
+    while (r < end) {
+      const uint row = r / inner;
+      const uint row_end = min(end, (row + 1) * inner);
+      const uint row_begin = row * inner;
+      const int row_at = in_base + reduced_offset(row_begin);
+      for (; r < row_end; r += kBlock) {
+        const uint block_end = min(row_end, r + kBlock);
         ACC_T block = identity();
-        for (uint j = j0; j < j1; ++j) {
-          const int at = row_at + int(j) * inner_stride;
+        for (uint i = r; i < block_end; ++i) {
+          const int at = row_at + int(i - row_begin) * inner_stride;
           const ACC_T x = load_in(at);
           if (kIsArg) {
-            const uint i = element_index(at, row * inner + j);
-            if (arg_prefers(x, i, acc, index)) {
+            const uint ix = element_index(at, i);
+            if (arg_prefers(x, ix, acc, index)) {
               acc = x;
-              index = i;
+              index = ix;
             }
           } else {
             block = combine(block, map_value(x, centre));
@@ -294,8 +309,9 @@ void serial_main() {
         }
         if (!kIsArg) acc = combine(acc, block);
       }
+      r = row_end;
     }
-    write_result(out_at, acc, index, centre);
+    write_result(out_at + int(gl_WorkGroupID.y * p.out_chunk_stride), acc, index, centre);
   }
 }
 
