@@ -9,13 +9,15 @@
 // kept or 3 reduced dims after coalescing or offsets beyond 2^30.
 //
 // The kept dims and the reduced dims are each ordered by input stride
-// (largest first) and coalesced. A reduction runs in one of two shapes:
+// (largest first) and coalesced. A reduction runs in one of three shapes:
 // one invocation per output with a serial loop (short reductions, and
 // columns: a kept dim innermost, so neighbouring invocations read
-// neighbouring elements), or one work group per output whose invocations
-// stride over the reduced elements and combine in shared memory (sums
-// first through subgroupAdd). Long reductions into few outputs split each
-// output over several work groups: partial results go to a temporary
+// neighbouring elements); one subgroup per output (many rows of moderate
+// length, f32 accumulation on devices with subgroup arithmetic: no
+// barriers); or one work group per output whose invocations stride over
+// the reduced elements and combine in shared memory (sums first through
+// subgroupAdd). Long reductions into few outputs (and long columns) split
+// each output over several work groups: partial results go to a temporary
 // tensor that a second launch combines. logsumexp and var / std are two
 // passes over the input: the max (mean) per output into a temporary, then
 // the sum of exp(x - max) (of squared deviations from the mean).
@@ -236,7 +238,7 @@ bool is_sum_like(ShaderOp op) {
 
 bool is_arg(ShaderOp op) { return op == ShaderOp::kArgMax || op == ShaderOp::kArgMin; }
 
-enum class Mode : uint32_t { kSerial = 0, kGroup = 1, kGroupSubgroups = 2 };
+enum class Mode : uint32_t { kSerial = 0, kGroup = 1, kGroupSubgroups = 2, kSubgroupPerOutput = 3 };
 
 void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chunks,
               int64_t chunk_len, int64_t out_chunk_stride) {
@@ -261,7 +263,8 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
     p.red_in[d] = static_cast<int32_t>(pass.red_in[d]);
   }
   const char* shader = pass.acc == Acc::kI64              ? "reduce_i64acc"
-                       : mode == Mode::kGroupSubgroups ? "reduce_f32acc_sg"
+                       : mode == Mode::kGroupSubgroups || mode == Mode::kSubgroupPerOutput
+                           ? "reduce_f32acc_sg"
                                                        : "reduce_f32acc";
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(pass.op),         static_cast<uint32_t>(pass.in_type),
@@ -272,6 +275,11 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
     const auto groups_x = static_cast<uint32_t>(std::min<int64_t>(
         (pass.numel_out + group_size - 1) / group_size, kMaxWorkGroupsPerDim));
     launch_groups(ctx, shader, constants, p, groups_x, static_cast<uint32_t>(chunks));
+  } else if (mode == Mode::kSubgroupPerOutput) {  // x: outputs by subgroups
+    const int64_t per_group = group_size / vulkan_context_of(ctx).info().subgroup_size;
+    const auto groups_x = static_cast<uint32_t>(std::min<int64_t>(
+        (pass.numel_out + per_group - 1) / per_group, kMaxWorkGroupsPerDim));
+    launch_groups(ctx, shader, constants, p, groups_x);
   } else {  // x: chunks, y: outputs (work groups loop past 65535)
     const auto groups_y = static_cast<uint32_t>(
         std::min<int64_t>(pass.numel_out, kMaxWorkGroupsPerDim));
@@ -303,6 +311,11 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
           std::min<int64_t>(pass.numel_red / 256, (16384 + pass.numel_out - 1) / pass.numel_out),
           1, 1024);
     }
+  } else if (pass.acc == Acc::kF32 && vk.info().subgroup_arithmetic &&
+             vk.info().subgroup_size > 0 && group_size % vk.info().subgroup_size == 0 &&
+             pass.numel_out >= 64 && (pass.numel_red <= 4096 || pass.numel_out >= 1024)) {
+    // Many rows of moderate length: a subgroup per output, no barriers.
+    mode = Mode::kSubgroupPerOutput;
   } else {
     mode = pass.acc == Acc::kF32 && is_sum_like(pass.op) && vk.info().subgroup_arithmetic
                ? Mode::kGroupSubgroups
@@ -315,7 +328,7 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
     }
   }
   int64_t chunk_len = (pass.numel_red + chunks - 1) / chunks;
-  if (!serial) chunk_len = (chunk_len + group_size - 1) / group_size * group_size;
+  if (mode != Mode::kSerial) chunk_len = (chunk_len + group_size - 1) / group_size * group_size;
   chunks = (pass.numel_red + chunk_len - 1) / chunk_len;
   if (chunks == 1) {
     dispatch(ctx, pass, mode, 1, pass.numel_red, 0);

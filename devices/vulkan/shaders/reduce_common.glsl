@@ -13,7 +13,9 @@
 // neighbouring elements; work-group y is the chunk); 1 one work group per
 // (chunk, output): the invocations stride over the chunk's reduced
 // elements and combine through a shared-memory tree; 2 as 1, but sums combine with subgroupAdd first;
-// work-group x is the chunk, y loops over outputs (> 65535 outputs).
+// work-group x is the chunk, y loops over outputs (> 65535 outputs); 3
+// (with subgroup ops) one subgroup per output, lanes stride over the
+// reduced elements and combine through subgroupAdd or shuffles.
 #include "buffers.glsl"
 #include "float_math.glsl"
 
@@ -384,7 +386,68 @@ void group_main() {
   }
 }
 
+// -- Mode 3: one subgroup per output ----------------------------------------
+
+#ifdef USE_SUBGROUPS
+// Combines acc (and index) across the subgroup: subgroupAdd for sums, else
+// a butterfly of shuffles (the combine is symmetric, so every lane ends
+// with the same value whatever the order).
+ACC_T subgroup_combine(ACC_T acc, inout uint index) {
+  if (kOp == kSum || kOp == kAbsSum || kOp == kSquaredDevSum || kOp == kExpSum) {
+    return subgroupAdd(acc);
+  }
+  for (uint offset = gl_SubgroupSize / 2; offset > 0; offset /= 2) {
+    const ACC_T other = subgroupShuffleXor(acc, offset);
+    if (kIsArg) {
+      const uint other_index = subgroupShuffleXor(index, offset);
+      if (arg_prefers(other, other_index, acc, index)) {
+        acc = other;
+        index = other_index;
+      }
+    } else {
+      acc = combine(acc, other);
+    }
+  }
+  return acc;
+}
+
+// Rows of moderate length: no barriers, and a work group serves
+// gl_NumSubgroups outputs at a time.
+void subgroup_main() {
+  const uint lane = gl_SubgroupInvocationID;
+  const uint step = gl_NumWorkGroups.x * gl_NumSubgroups;
+  for (uint o = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID; o < p.numel_out; o += step) {
+    int in_base, out_at;
+    output_offsets(o, in_base, out_at);
+    const ACC_T centre = centre_of(o);
+    ACC_T acc = identity();
+    uint index = kNoIndex;
+    for (uint r = lane; r < p.numel_red; r += gl_SubgroupSize) {
+      const int at = in_base + reduced_offset(r);
+      const ACC_T x = load_in(at);
+      if (kIsArg) {
+        const uint i = element_index(at, r);
+        if (arg_prefers(x, i, acc, index)) {
+          acc = x;
+          index = i;
+        }
+      } else {
+        acc = combine(acc, map_value(x, centre));
+      }
+    }
+    acc = subgroup_combine(acc, index);
+    if (subgroupElect()) write_result(out_at, acc, index, centre);
+  }
+}
+#endif
+
 void main() {
+#ifdef USE_SUBGROUPS
+  if (kMode == 3) {
+    subgroup_main();
+    return;
+  }
+#endif
   if (kMode == 0) {
     serial_main();
   } else {
