@@ -262,10 +262,10 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
     p.red_sizes[d] = static_cast<uint32_t>(pass.red_sizes[d]);
     p.red_in[d] = static_cast<int32_t>(pass.red_in[d]);
   }
-  const char* shader = pass.acc == Acc::kI64              ? "reduce_i64acc"
-                       : mode == Mode::kGroupSubgroups || mode == Mode::kSubgroupPerOutput
-                           ? "reduce_f32acc_sg"
-                                                       : "reduce_f32acc";
+  const bool subgroups = mode == Mode::kGroupSubgroups || mode == Mode::kSubgroupPerOutput;
+  const char* shader = pass.acc == Acc::kI64 ? "reduce_i64acc"
+                       : subgroups           ? "reduce_f32acc_sg"
+                                             : "reduce_f32acc";
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(pass.op),         static_cast<uint32_t>(pass.in_type),
       static_cast<uint32_t>(pass.out_type),   static_cast<uint32_t>(mode),
