@@ -1,9 +1,9 @@
 // Reductions: reduce (sum, mean), reduce_ext (prod, amax, amin, all, any,
 // norm 1 / 2 / inf, logsumexp), arg_reduce (max / min with int64 indices)
 // and var_std, in shaders/reduce_common.glsl: f32, f16 and bf16 input
-// accumulate in f32 (reduce_f32acc, reduce_f32acc_sg with subgroup sums),
-// integer and bool input in wrapping int64 (reduce_i64acc, needs
-// shaderInt64). Native for any strides. Staged through the host: f64,
+// accumulate in f32 (reduce_f32acc), integer and bool input in wrapping
+// int64 (reduce_i64acc, needs shaderInt64); the _sg variants add subgroup
+// ops. Native for any strides. Staged through the host: f64,
 // integer input with a floating output (sum with a dtype) and the reverse,
 // devices without 8/16/64-bit shader types, and layouts with more than 3
 // kept or 3 reduced dims after coalescing or offsets beyond 2^30.
@@ -13,8 +13,7 @@
 // one invocation per output with a serial loop (short reductions, and
 // columns: a kept dim innermost, so neighbouring invocations read
 // neighbouring elements); one subgroup per output (many rows of moderate
-// length, f32 accumulation on devices with subgroup arithmetic: no
-// barriers); or one work group per output whose invocations stride over
+// length, on devices with subgroup arithmetic: no barriers); or one work group per output whose invocations stride over
 // the reduced elements and combine in shared memory (sums first through
 // subgroupAdd). Long reductions into few outputs (and long columns) split
 // each output over several work groups: partial results go to a temporary
@@ -263,9 +262,8 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
     p.red_in[d] = static_cast<int32_t>(pass.red_in[d]);
   }
   const bool subgroups = mode == Mode::kGroupSubgroups || mode == Mode::kSubgroupPerOutput;
-  const char* shader = pass.acc == Acc::kI64 ? "reduce_i64acc"
-                       : subgroups           ? "reduce_f32acc_sg"
-                                             : "reduce_f32acc";
+  const char* shader = pass.acc == Acc::kI64 ? (subgroups ? "reduce_i64acc_sg" : "reduce_i64acc")
+                                             : (subgroups ? "reduce_f32acc_sg" : "reduce_f32acc");
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(pass.op),         static_cast<uint32_t>(pass.in_type),
       static_cast<uint32_t>(pass.out_type),   static_cast<uint32_t>(mode),
@@ -311,7 +309,7 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
           std::min<int64_t>(pass.numel_red / 256, (16384 + pass.numel_out - 1) / pass.numel_out),
           1, 1024);
     }
-  } else if (pass.acc == Acc::kF32 && vk.info().subgroup_arithmetic &&
+  } else if (vk.info().subgroup_arithmetic &&
              vk.info().subgroup_size > 0 && group_size % vk.info().subgroup_size == 0 &&
              pass.numel_out >= 64 && (pass.numel_red <= 4096 || pass.numel_out >= 1024)) {
     // Many rows of moderate length: a subgroup per output, no barriers.

@@ -2,7 +2,7 @@
 // = an op over the reduced elements of the input. reduce_f32acc.comp
 // accumulates in float (f32 / f16 / bf16 input), reduce_i64acc.comp in int64
 // (integer and bool input); each defines ACC_T, ACC_FLOAT or ACC_INT and
-// includes this file.
+// includes this file (the _sg variants also USE_SUBGROUPS).
 //
 // The input's kept dims (one output each, up to 3 after coalescing) and
 // reduced dims (up to 3) come as sizes and element strides; the output is
@@ -347,7 +347,7 @@ void group_main() {
       }
     }
     uint width = group_size;
-#ifdef USE_SUBGROUPS
+#if defined(USE_SUBGROUPS) && defined(ACC_FLOAT)
     if (kMode == 2) {  // sums: the host picks mode 2 only for them
       acc = subgroupAdd(acc);
       if (subgroupElect()) s_acc[gl_SubgroupID] = acc;
@@ -389,15 +389,26 @@ void group_main() {
 // -- Mode 3: one subgroup per output ----------------------------------------
 
 #ifdef USE_SUBGROUPS
-// Combines acc (and index) across the subgroup: subgroupAdd for sums, else
-// a butterfly of shuffles (the combine is symmetric, so every lane ends
-// with the same value whatever the order).
+#ifdef ACC_FLOAT
+ACC_T shuffle_xor(ACC_T v, uint offset) { return subgroupShuffleXor(v, offset); }
+#else
+// int64 as two words: 64-bit subgroup ops need an extension lavapipe lacks.
+ACC_T shuffle_xor(ACC_T v, uint offset) {
+  return int64_t(packUint2x32(subgroupShuffleXor(unpackUint2x32(uint64_t(v)), offset)));
+}
+#endif
+
+// Combines acc (and index) across the subgroup: subgroupAdd for f32 sums,
+// else a butterfly of shuffles (the combine is symmetric, so every lane
+// ends with the same value whatever the order).
 ACC_T subgroup_combine(ACC_T acc, inout uint index) {
+#ifdef ACC_FLOAT
   if (kOp == kSum || kOp == kAbsSum || kOp == kSquaredDevSum || kOp == kExpSum) {
     return subgroupAdd(acc);
   }
+#endif
   for (uint offset = gl_SubgroupSize / 2; offset > 0; offset /= 2) {
-    const ACC_T other = subgroupShuffleXor(acc, offset);
+    const ACC_T other = shuffle_xor(acc, offset);
     if (kIsArg) {
       const uint other_index = subgroupShuffleXor(index, offset);
       if (arg_prefers(other, other_index, acc, index)) {
