@@ -8,14 +8,16 @@
 // reduced dims (up to 3) come as sizes and element strides; the output is
 // addressed through the kept dims' own strides, plus `out_chunk_stride`
 // times the chunk (partial results of a split reduction). Modes (constant
-// 4): 0 one invocation per output, a serial loop (short reductions, or
-// columns whose kept dim is innermost so neighbouring invocations read
-// neighbouring elements; work-group y is the chunk); 1 one work group per
-// (chunk, output): the invocations stride over the chunk's reduced
-// elements and combine through a shared-memory tree; 2 as 1, but sums combine with subgroupAdd first;
-// work-group x is the chunk, y loops over outputs (> 65535 outputs); 3
-// (with subgroup ops) one subgroup per output, lanes stride over the
-// reduced elements and combine through subgroupAdd or shuffles.
+// 4):
+//  0 one invocation per output, a serial loop (short reductions, or
+//    columns whose kept dim is innermost so neighbouring invocations read
+//    neighbouring elements); work-group x covers outputs, y is the chunk;
+//  1 one work group per (chunk, output): the invocations stride over the
+//    chunk's reduced elements and combine through a shared-memory tree;
+//    work-group x is the chunk, y loops over outputs (> 65535 outputs);
+//  2 as 1, but f32 sums combine with subgroupAdd first;
+//  3 (the _sg variants) one subgroup per output: lanes stride over the
+//    reduced elements and combine through subgroupAdd or shuffles.
 #include "buffers.glsl"
 #include "float_math.glsl"
 
@@ -29,7 +31,7 @@ layout(constant_id = 5) const uint kFinal = 0;
 // argmax / argmin), not from the position in the reduction.
 layout(constant_id = 6) const uint kIndexFromAux = 0;
 
-// kernels/reduce.cc: ReduceShaderOp, ElemType, FinalStep.
+// kernels/reduce.cc: ShaderOp, ElemType, FinalStep.
 const uint kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAll = 4, kAny = 5, kAbsSum = 6,
            kSquaredDevSum = 7, kAbsMax = 8, kExpSum = 9, kArgMax = 10, kArgMin = 11;
 const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kU8 = 4, kBool = 5, kI8 = 6, kI16 = 7,
@@ -47,7 +49,7 @@ layout(push_constant, std430) uniform Params {
   uvec2 index_addr;  // argmax / argmin: int64 indices, laid out like out
   uint numel_out;
   uint numel_red;
-  uint chunk_len;        // reduced elements per work group (mode 1, 2)
+  uint chunk_len;        // reduced elements per chunk (modes 0 to 2)
   uint out_chunk_stride;
   float scale;           // divisor of kDivide, kVar, kStd
   uint ranks;            // kept rank | reduced rank << 8
