@@ -37,6 +37,8 @@ void register_bmm_kernel(KernelRegistry& registry, DeviceType type);      // bmm
 void register_conv2d_kernels(KernelRegistry& registry, DeviceType type);
 // max_pool2d_with_indices, avg_pool2d and their backward (f32)
 void register_pool2d_kernels(KernelRegistry& registry, DeviceType type);
+// reduce, reduce_ext, arg_reduce, var_std
+void register_reduce_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -59,6 +61,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_bmm_kernel(registry, type);
   register_conv2d_kernels(registry, type);
   register_pool2d_kernels(registry, type);
+  register_reduce_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan
