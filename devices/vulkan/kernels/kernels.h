@@ -16,6 +16,12 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // gradients)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
+// uniform, normal, randint, bernoulli (Philox in shaders/philox.glsl)
+void register_random_kernels(KernelRegistry& registry, DeviceType type);
+void register_creation_kernels(KernelRegistry& registry, DeviceType type);  // arange, linspace
+void register_scan_kernel(KernelRegistry& registry, DeviceType type);       // scan
+void register_sort_kernel(KernelRegistry& registry, DeviceType type);       // sort
+void register_nonzero_kernel(KernelRegistry& registry, DeviceType type);    // nonzero
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -24,6 +30,11 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_unary_kernel(registry, type);
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
+  register_random_kernels(registry, type);
+  register_creation_kernels(registry, type);
+  register_scan_kernel(registry, type);
+  register_sort_kernel(registry, type);
+  register_nonzero_kernel(registry, type);
 }
 
 }  // namespace tessera::vulkan
