@@ -81,7 +81,7 @@ void scan_kernel(const KernelContext& ctx, kernels::ScanOp op, Tensor& out, cons
     p.in_strides[d] = static_cast<int32_t>(outer.strides[0][d]);
     p.out_strides[d] = static_cast<int32_t>(outer.strides[1][d]);
   }
-  const bool group_per_line = p.in_step == 1 && p.len >= kGroupPerLineMinLength;
+  const bool group_per_line = p.in_step == 1 && p.len >= kGroupPerLineMinLength && p.lines < 64;
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(op), static_cast<uint32_t>(in.dtype()), group_per_line ? 0u : 1u};
   if (group_per_line) {

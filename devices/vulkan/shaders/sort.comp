@@ -1,45 +1,51 @@
 #version 450
-// sort / topk along one dim: one work group per line (the other dims'
-// positions, coalesced), a bitonic sort in shared memory of (key, index)
-// pairs padded to a power of two (padded <= kMaxLine) with sentinels that
-// sort after everything. Keys are the elements' bits mapped to unsigned
-// integers in value order (kDType is DType's value): NaN is the largest
-// value, -0 equals +0, descending inverts the keys; equal keys order by
-// index, so the result is the stable order in both directions. The first
-// k pairs give the indices, and the values are copied from the input at
-// those indices (bit for bit).
+// sort / topk along one dim as a merge sort of each line (the other dims'
+// positions, coalesced) in a scratch buffer, in launches over all lines at
+// once (kPass, specialization constant 3):
+//   0: each invocation computes the keys of a run of kRun elements of a
+//      line and insertion-sorts the run's indices (order A);
+//   1: each invocation writes kRun outputs of the merge of two sorted runs
+//      of `width` (from A to B or B to A, from_b), finding its start on the
+//      merge path by binary search (no barriers, no shared memory: fast on
+//      CPU drivers and fine on GPUs);
+//   2: each invocation writes one of the first k values and indices.
+// Keys are the elements' bits mapped to unsigned integers in value order
+// (kDType is DType's value): NaN largest, -0 equal to +0, descending
+// inverts them; equal keys order by index, so the order is the stable one
+// in both directions. Values are copied bit for bit from the input. Only
+// pass 0 depends on the dtype, pass 2 on its size, so the kernel
+// specializes pass 1 once and pass 2 per size (fewer pipelines to JIT).
+// Scratch (64-bit words): keys [lines * len] u64, then orders A and B
+// [lines * len] u32 each.
 #include "buffers.glsl"
 #include "dtype_access.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kDType = 8;
-layout(constant_id = 2) const bool kDescending = false;
+layout(constant_id = 2) const uint kPass = 0;
 
-const uint kMaxLine = 2048;  // kSortMaxLine in kernels/sort.cc (24 KiB of pairs)
-const int kMaxRank = 4;      // kSortMaxRank in kernels/sort.cc
+const uint kRun = 16;    // kSortRun in kernels/sort.cc
+const int kMaxRank = 3;  // kSortMaxRank in kernels/sort.cc
 layout(push_constant, std430) uniform Params {
   uvec2 in_addr;
   uvec2 values_addr;
   uvec2 indices_addr;
+  uvec2 scratch_addr;
   uint len;
   uint k;
-  uint padded;  // len rounded up to a power of two
   uint lines;
+  uint width;   // pass 1: the length of the sorted runs being merged
   int in_step;  // element strides along the sorted dim
   int values_step;
   int indices_step;
   uint rank;    // of the outer (line) layout
+  uint descending;
+  uint from_b;  // passes 1 and 2: the sorted order is in B (else A)
   uint sizes[kMaxRank];
   int in_strides[kMaxRank];
   int values_strides[kMaxRank];
   int indices_strides[kMaxRank];
 } p;
-
-shared uint64_t sh_key[kMaxLine];
-shared uint sh_index[kMaxLine];
-
-const uint64_t kMaxKey = 0xFFFFFFFFFFFFFFFFul;
-const uint kSentinelIndex = 0xFFFFFFFFu;
 
 // Order-preserving unsigned key of a float's sign-magnitude bits (width
 // bits wide), with -0 as +0 and every NaN the largest key.
@@ -48,7 +54,7 @@ uint64_t float_key(uint64_t bits, uint width) {
   const uint64_t magnitude = bits & (sign - 1ul);
   const uint64_t inf = width == 16u ? (kDType == kDTypeF16 ? 0x7C00ul : 0x7F80ul)
                      : width == 32u ? 0x7F800000ul : 0x7FF0000000000000ul;
-  if (magnitude > inf) return kMaxKey;
+  if (magnitude > inf) return 0xFFFFFFFFFFFFFFFFul;
   if (magnitude == 0ul) return sign;
   return (bits & sign) != 0ul ? sign - magnitude : sign + magnitude;
 }
@@ -67,7 +73,7 @@ uint64_t key_of(int o) {
     case kDTypeF64: key = float_key(bits, 64u); break;
     default: key = bits; break;  // bool, u8
   }
-  return kDescending ? ~key : key;
+  return p.descending != 0u ? ~key : key;
 }
 
 void copy_element(int to, int from) {
@@ -98,44 +104,98 @@ ivec3 line_start(uint line) {
   return o;
 }
 
-bool before(uint a, uint b) {
-  return sh_key[a] < sh_key[b] || (sh_key[a] == sh_key[b] && sh_index[a] < sh_index[b]);
+uint total() { return p.lines * p.len; }
+
+uint64_t key_at(uint line_base, uint index) { return Int64s(p.scratch_addr).v[line_base + index]; }
+
+// Word index of position i of order A (or B) in the scratch buffer.
+int order_slot(bool b, uint i) { return int((b ? 3u : 2u) * total() + i); }
+
+// Element a before element b of one line: by key, then by index.
+bool before(uint line_base, uint a, uint b) {
+  const uint64_t ka = key_at(line_base, a), kb = key_at(line_base, b);
+  return ka < kb || (ka == kb && a < b);
+}
+
+void sort_runs(uint line, uint run) {
+  const uint line_base = line * p.len;
+  const uint begin = run * kRun, end = min(p.len, begin + kRun);
+  const int in_base = line_start(line).x;
+  uint order[kRun];
+  uint64_t keys[kRun];
+  for (uint j = begin; j < end; ++j) {
+    const uint64_t key = key_of(in_base + int(j) * p.in_step);
+    Int64s(p.scratch_addr).v[line_base + j] = int64_t(key);
+    // Insertion: later indices win ties, so equal keys stay in index order.
+    uint at = j - begin;
+    while (at > 0u && key < keys[at - 1u]) {
+      keys[at] = keys[at - 1u];
+      order[at] = order[at - 1u];
+      --at;
+    }
+    keys[at] = key;
+    order[at] = j;
+  }
+  for (uint j = begin; j < end; ++j) {
+    Words(p.scratch_addr).v[order_slot(false, line_base + j)] = order[j - begin];
+  }
+}
+
+void merge_runs(uint line, uint chunk) {
+  const uint line_base = line * p.len;
+  const uint out_begin = chunk * kRun;
+  const uint pair_base = out_begin - out_begin % (2u * p.width);
+  const uint n1 = min(p.width, p.len - pair_base);
+  const uint n2 = min(p.width, p.len - pair_base - n1);
+  const uint pos = out_begin - pair_base;
+  const uint count = min(kRun, p.len - out_begin);
+  const int first = order_slot(p.from_b != 0u, line_base + pair_base);  // run 1, then run 2
+  const int second = first + int(n1);
+  // How many of the pos smallest come from run 1 (the merge path).
+  uint lo = pos > n2 ? pos - n2 : 0u, hi = min(pos, n1);
+  while (lo < hi) {
+    const uint mid = (lo + hi) / 2u;
+    const uint a = Words(p.scratch_addr).v[first + int(mid)];
+    const uint b = Words(p.scratch_addr).v[second + int(pos - mid - 1u)];
+    if (before(line_base, a, b)) {
+      lo = mid + 1u;
+    } else {
+      hi = mid;
+    }
+  }
+  uint i = lo, j = pos - lo;
+  const int dest = order_slot(p.from_b == 0u, line_base + out_begin);
+  for (uint o = 0u; o < count; ++o) {
+    uint next;
+    if (j >= n2 || (i < n1 && before(line_base, Words(p.scratch_addr).v[first + int(i)],
+                                     Words(p.scratch_addr).v[second + int(j)]))) {
+      next = Words(p.scratch_addr).v[first + int(i++)];
+    } else {
+      next = Words(p.scratch_addr).v[second + int(j++)];
+    }
+    Words(p.scratch_addr).v[dest + int(o)] = next;
+  }
+}
+
+void write_output(uint line, uint j) {
+  const ivec3 base = line_start(line);
+  const uint index = Words(p.scratch_addr).v[order_slot(p.from_b != 0u, line * p.len + j)];
+  copy_element(base.y + int(j) * p.values_step, base.x + int(index) * p.in_step);
+  Int64s(p.indices_addr).v[base.z + int(j) * p.indices_step] = int64_t(index);
 }
 
 void main() {
-  const uint t = gl_LocalInvocationID.x;
-  const uint size = gl_WorkGroupSize.x;
-  for (uint line = gl_WorkGroupID.x; line < p.lines; line += gl_NumWorkGroups.x) {
-    const ivec3 base = line_start(line);
-    for (uint j = t; j < p.padded; j += size) {
-      const bool real = j < p.len;
-      sh_key[j] = real ? key_of(base.x + int(j) * p.in_step) : kMaxKey;
-      sh_index[j] = real ? j : kSentinelIndex;
+  const uint per_line = kPass == 2 ? p.k : (p.len + kRun - 1u) / kRun;
+  const uint work = p.lines * per_line;
+  const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint w = gl_GlobalInvocationID.x; w < work; w += step) {
+    const uint line = w / per_line, item = w - line * per_line;
+    if (kPass == 0) {
+      sort_runs(line, item);
+    } else if (kPass == 1) {
+      merge_runs(line, item);
+    } else {
+      write_output(line, item);
     }
-    barrier();
-    for (uint span = 2u; span <= p.padded; span <<= 1) {
-      for (uint half_span = span >> 1; half_span > 0u; half_span >>= 1) {
-        for (uint i = t; i < p.padded; i += size) {
-          const uint partner = i ^ half_span;
-          if (partner <= i) continue;
-          const bool up = (i & span) == 0u;
-          if (up ? before(partner, i) : before(i, partner)) {
-            const uint64_t key = sh_key[i];
-            const uint index = sh_index[i];
-            sh_key[i] = sh_key[partner];
-            sh_index[i] = sh_index[partner];
-            sh_key[partner] = key;
-            sh_index[partner] = index;
-          }
-        }
-        barrier();
-      }
-    }
-    for (uint j = t; j < p.k; j += size) {
-      const uint index = sh_index[j];
-      copy_element(base.y + int(j) * p.values_step, base.x + int(index) * p.in_step);
-      Int64s(p.indices_addr).v[base.z + int(j) * p.indices_step] = int64_t(index);
-    }
-    barrier();  // shared memory is reused by the next line
   }
 }
