@@ -1,10 +1,12 @@
-// arange and linspace natively for every dtype but f64 (and bool arange),
-// in shaders/creation.comp: integer arange exactly in int64, floating
-// values in double-float arithmetic standing in for the CPU's double (the
-// device has no shaderFloat64; the nearest float to it is the CPU's except
-// within ~2^-48 of a rounding boundary). f64 outputs, values too large for
-// the double-float split (|x| >= 2^100), numel or offsets beyond 32 bits
-// and devices without 8/16/64-bit shader types stage through the host.
+// arange natively for every dtype but f64 and bool, linspace for f32, f16
+// and bf16, in shaders/creation.comp: integer arange exactly in int64,
+// floating values in double-float arithmetic standing in for the CPU's
+// double (the device has no shaderFloat64; the float nearest to it is the
+// CPU's result except within ~2^-48 of a rounding boundary, i.e. at most
+// 1 ulp, rarely). f64 outputs, integer linspace (its truncation would turn
+// those differences into off-by-one results), values too large for the
+// double-float split (|x| >= 2^100), numel or offsets beyond 32 bits and
+// devices without 8/16/64-bit shader types stage through the host.
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -75,8 +77,13 @@ void linspace_kernel(const KernelContext& ctx, Tensor& out, double start, double
   const int64_t n = out.numel();
   if (n == 0) return;
   const double step = n > 1 ? (end - start) / static_cast<double>(n - 1) : 0.0;
-  const bool native = addressable(ctx, out) && out.dtype() != DType::kF64 && df_fits(start) &&
-                      df_fits(end) && df_fits(step);
+  // Integer dtypes truncate, which would turn the double-float's rare
+  // differences from double into off-by-one results (e.g. 64.99999999999994
+  // in double vs 65 here): they stage, as f64 does.
+  const DType t = out.dtype();
+  const bool native = addressable(ctx, out) &&
+                      (t == DType::kF32 || t == DType::kF16 || t == DType::kBF16) &&
+                      df_fits(start) && df_fits(end) && df_fits(step);
   if (!native) {
     run_on_host<kernels::Linspace>(ctx, out, start, end);
     return;

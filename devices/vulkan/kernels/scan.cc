@@ -2,11 +2,13 @@
 // accumulation, near the CPU's double for f32) and i32, i64 (wrapping
 // int64), in shaders/scan.comp: one work group per long contiguous line
 // (runs per invocation, a shared-memory scan of the run totals, then each
-// run rescanned from its prefix), one invocation per line otherwise. f64
+// run rescanned from its prefix), one invocation per line otherwise, each
+// mode only where its loops stay below llvmpipe's 65535-iteration cap. f64
 // and the narrow integer dtypes (the front end promotes those to int64, so
 // only an explicit dtype reaches here), more than 6 outer dims after
-// coalescing, offsets beyond 32 bits and devices without 8/16/64-bit
-// shader types stage through the host.
+// coalescing, offsets beyond 32 bits, lines too long for either mode's
+// loops (over ~7.6M elements) and devices without 8/16/64-bit shader types
+// stage through the host.
 #include <limits>
 
 #include "devices/vulkan/kernels/host_staging.h"
@@ -20,8 +22,14 @@ namespace {
 
 constexpr int kScanMaxRank = 6;  // kMaxRank in shaders/scan.comp
 
-// Contiguous lines at least this long get a work group each.
+// Contiguous lines at least this long get a work group each when there are
+// fewer lines than this (more lines keep the cores busy one line per
+// invocation, which lavapipe runs ~4x faster than the shared-memory scan).
 constexpr int64_t kGroupPerLineMinLength = 64;
+constexpr int64_t kGroupPerLineMaxLines = 64;
+// llvmpipe ends a loop nest after 65535 iterations (a hang guard), with a
+// margin.
+constexpr int64_t kMaxLoopIterations = 60000;
 
 struct ScanParams {
   uint64_t in;
@@ -81,7 +89,27 @@ void scan_kernel(const KernelContext& ctx, kernels::ScanOp op, Tensor& out, cons
     p.in_strides[d] = static_cast<int32_t>(outer.strides[0][d]);
     p.out_strides[d] = static_cast<int32_t>(outer.strides[1][d]);
   }
-  const bool group_per_line = p.in_step == 1 && p.len >= kGroupPerLineMinLength && p.lines < 64;
+  // Loop iterations per invocation in each mode, which must stay below
+  // llvmpipe's cap of 65535 per loop nest (it silently stops the loop).
+  const int64_t group = vulkan_context_of(ctx).pipelines().workgroup_size();
+  const int64_t lines = p.lines, line_len = p.len;
+  const int64_t per_invocation_groups = std::min<int64_t>((lines + group - 1) / group,
+                                                          kMaxWorkGroupsPerDim);
+  const int64_t serial_iterations =
+      (lines + per_invocation_groups * group - 1) / (per_invocation_groups * group) * line_len;
+  const int64_t group_iterations =
+      (lines + kMaxWorkGroupsPerDim - 1) / kMaxWorkGroupsPerDim *
+      (2 * ((line_len + group - 1) / group) + 64);
+  const bool serial_fits = serial_iterations <= kMaxLoopIterations;
+  const bool group_fits = group_iterations <= kMaxLoopIterations;
+  if (!serial_fits && !group_fits) {
+    run_on_host<kernels::Scan>(ctx, op, out, in, dim);
+    return;
+  }
+  // Few long contiguous lines: a work group each; otherwise an invocation.
+  const bool group_per_line =
+      !serial_fits || (group_fits && p.in_step == 1 && p.len >= kGroupPerLineMinLength &&
+                       p.lines < kGroupPerLineMaxLines);
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(op), static_cast<uint32_t>(in.dtype()), group_per_line ? 0u : 1u};
   if (group_per_line) {

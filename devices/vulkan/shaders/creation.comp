@@ -4,7 +4,8 @@
 // (double_float.glsl) standing in for the CPU kernels' double: the float
 // nearest to it is the CPU's result except within about 2^-48 of a
 // rounding boundary. Integer arange is exact int64 arithmetic, wrapping
-// as the CPU's; integer linspace truncates the double-float value.
+// as the CPU's; integer linspace would truncate the double-float value
+// (kernels/creation.cc stages it instead, as off-by-one risks).
 #include "buffers.glsl"
 #include "dtype_access.glsl"
 #include "double_float.glsl"

@@ -7,7 +7,9 @@
 //   1: one work group turns counts into exclusive prefix sums;
 //   2: each block rescans its runs' counts to find each run's first output
 //      row and writes the coordinates of its nonzeros there,
-// so rows come out in row-major order, each written once.
+// so rows come out in row-major order, each written once. Loops stay far
+// below llvmpipe's 65535-iteration cap per loop (numel < 2^31 bounds the
+// blocks).
 #include "buffers.glsl"
 #include "dtype_access.glsl"
 

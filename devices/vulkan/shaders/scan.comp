@@ -9,7 +9,9 @@
 // the group in shared memory (Hillis-Steele), then each run is rescanned
 // from its prefix. kMode 1: one invocation per line with a serial loop,
 // for short or strided lines (neighbouring invocations read neighbouring
-// lines, so loads stay coalesced along the inner dims).
+// lines, so loads stay coalesced along the inner dims). llvmpipe ends a
+// loop nest after 65535 iterations in all (a hang guard), so
+// kernels/scan.cc picks the mode whose loops stay below that.
 #include "buffers.glsl"
 #include "dtype_access.glsl"
 #include "double_float.glsl"
