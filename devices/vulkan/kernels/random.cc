@@ -1,15 +1,17 @@
 // Random ops natively on Philox4x32-10 (shaders/philox.glsl, the same
 // counters and bits as runtime/random/philox.h), in shaders/random.comp:
-// uniform for f32 and f16 when low and high - low make the shader's f32
-// arithmetic round exactly as the CPU's double arithmetic (low 0, or a
-// power-of-two range whose sums are exact in double: rand, uniform(-1, 1),
-// ...), normal for f32 and f16 (Box-Muller in f32, so within a few ulp of
+// uniform for f32 and f16 when low and high - low are floats of similar
+// magnitude (rand, uniform(-b, b), ...: the CPU's double arithmetic is then
+// exact before its final rounding, and the shader rounds the exact
+// low + range * u once, bit-identical), normal for f32 and f16 (Box-Muller in f32, so within a few ulp of
 // the CPU's double transform, not bit-identical), randint for every dtype
 // and bernoulli (hence dropout) for every out dtype with f16, bf16, f32 or
 // f64 probabilities (compared exactly in integers). f64 and bf16 uniform
-// and normal, other uniform ranges, ranks beyond 5 after coalescing, 32-bit
-// overflow and devices without 8/16/64-bit shader types stage through the
-// host.
+// and normal, other uniform ends (not floats, e.g. a bound computed in
+// double such as 1 / sqrt(fan_in), or far apart in magnitude: the CPU's
+// double rounding would need float64 to reproduce), ranks beyond 5 after
+// coalescing, 32-bit overflow and devices without 8/16/64-bit shader types
+// stage through the host.
 #include <cmath>
 #include <cstring>
 
@@ -77,21 +79,23 @@ void set_state(RandomParams* params, const PhiloxState& state) {
 
 bool is_float_exact(double v) { return static_cast<double>(static_cast<float>(v)) == v; }
 
-// True when low + range * u, computed in f32 by the shader (one rounding
-// per operation), equals the CPU's float(low + range * double(u)) for every
-// u = U * 2^-bits, U < 2^bits: with low = 0 the product is exact in double
-// and rounds once to float either way; with a power-of-two range the
-// product is exact in f32 too and the sum rounds once when it is exact in
-// double, i.e. its bits span at most 53 places.
+// True when the shader's low + range * u, rounded once to f32, equals the
+// CPU's float(low + range * double(u)) for every u = U * 2^-bits, U <
+// 2^bits: low and range are floats, so the product is exact in double, and
+// the sum is exact in double when its bits span at most 53 places (low and
+// range within ~2^24 of each other in magnitude, or low = 0); then the CPU
+// rounds once too.
 bool uniform_rounds_as_cpu(double low, double range, int bits) {
-  if (!is_float_exact(low) || !is_float_exact(range) || !std::isfinite(range)) return false;
-  if (low == 0) return true;
-  int range_exp = 0;
-  if (std::frexp(range, &range_exp) != 0.5) return false;  // range = 2^(range_exp - 1)
-  int low_exp = 0;
+  if (!is_float_exact(low) || !is_float_exact(range) || !std::isfinite(range) ||
+      std::fabs(range) >= 0x1.0p100) {
+    return false;
+  }
+  if (low == 0 || range == 0) return true;
+  int range_exp = 0, low_exp = 0;
+  std::frexp(range, &range_exp);  // |range| < 2^range_exp
   std::frexp(low, &low_exp);
   const int top = std::max(low_exp, range_exp) + 1;  // one more for a carry
-  const int bottom = std::min(low_exp - 24, range_exp - 1 - bits);
+  const int bottom = std::min(low_exp - 24, range_exp - 24 - bits);
   return top - bottom <= 53;
 }
 

@@ -12,6 +12,7 @@
 #include "dtype_access.glsl"
 #include "float_math.glsl"
 #include "philox.glsl"
+#include "double_float.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kOp = 0;
@@ -79,6 +80,24 @@ float standard_normal(uvec4 block) {
   return c_sqrt(-2.0 * log_u1) * cos_turns(u2);
 }
 
+// a * b + c rounded once, from exact pieces (Vulkan does not promise that
+// fma() is fused): the product and the first sum are exact double-floats,
+// the small remainder is rounded to odd, so the last addition rounds as
+// the exact sum would.
+float fused_multiply_add(float a, float b, float c) {
+  const DoubleFloat prod = df_two_prod(a, b);
+  const DoubleFloat sum = df_two_sum(c, prod.hi);
+  const DoubleFloat rest = df_two_sum(sum.lo, prod.lo);
+  float tail = rest.hi;
+  const uint bits = floatBitsToUint(tail);
+  if (rest.lo != 0.0 && (bits & 1u) == 0u) {
+    // Round to odd: one ulp away from zero when rest.lo adds to |tail|.
+    tail = uintBitsToFloat((rest.lo > 0.0) == (tail > 0.0) ? bits + 1u : bits - 1u);
+  }
+  precise float result = sum.hi + tail;
+  return result;
+}
+
 // ceil(prob * 2^53) for prob = m * 2^e, where prob * 2^53 = m * 2^shift.
 uint64_t scaled_ceil(uint64_t m, int shift) {
   if (shift >= 0) return m << shift;
@@ -126,7 +145,7 @@ void main() {
         // As many random bits as the dtype's significand holds.
         const int bits = kOp == 0 ? 24 : 11;
         const float u = float(block[lane] >> (32 - bits)) * exp2(float(-bits));
-        const float v = p.a + p.b * u;
+        const float v = fused_multiply_add(p.b, u, p.a);
         if (kOp == 0) {
           Floats(p.out_addr).v[o.x] = v;
         } else {
