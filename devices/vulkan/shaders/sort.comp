@@ -3,7 +3,7 @@
 // positions, coalesced) in a scratch buffer, in launches over all lines at
 // once (kPass, specialization constant 3):
 //   0: each invocation computes the keys of a run of kRun elements of a
-//      line and insertion-sorts the run's indices (order A);
+//      line and sorts the run's indices by counting ranks (order A);
 //   1: each invocation writes kRun outputs of the merge of two sorted runs
 //      of `width` (from A to B or B to A, from_b), finding its start on the
 //      merge path by binary search (no barriers, no shared memory: fast on
@@ -121,23 +121,27 @@ void sort_runs(uint line, uint run) {
   const uint line_base = line * p.len;
   const uint begin = run * kRun, end = min(p.len, begin + kRun);
   const int in_base = line_start(line).x;
-  uint order[kRun];
+  // Each element's rank in its run by counting (constant trip counts, so
+  // the arrays stay in registers: dynamically indexed private arrays are
+  // slow on llvmpipe). Missing elements of a short last run are the
+  // largest, after every real one.
   uint64_t keys[kRun];
-  for (uint j = begin; j < end; ++j) {
-    const uint64_t key = key_of(in_base + int(j) * p.in_step);
-    Int64s(p.scratch_addr).v[line_base + j] = int64_t(key);
-    // Insertion: later indices win ties, so equal keys stay in index order.
-    uint at = j - begin;
-    while (at > 0u && key < keys[at - 1u]) {
-      keys[at] = keys[at - 1u];
-      order[at] = order[at - 1u];
-      --at;
+  for (uint a = 0u; a < kRun; ++a) {
+    const uint j = begin + a;
+    keys[a] = 0xFFFFFFFFFFFFFFFFul;
+    if (j < end) {
+      keys[a] = key_of(in_base + int(j) * p.in_step);
+      Int64s(p.scratch_addr).v[line_base + j] = int64_t(keys[a]);
     }
-    keys[at] = key;
-    order[at] = j;
   }
-  for (uint j = begin; j < end; ++j) {
-    Words(p.scratch_addr).v[order_slot(false, line_base + j)] = order[j - begin];
+  for (uint a = 0u; a < kRun; ++a) {
+    uint rank = 0u;
+    for (uint b = 0u; b < kRun; ++b) {
+      rank += keys[b] < keys[a] || (keys[b] == keys[a] && b < a) ? 1u : 0u;
+    }
+    if (begin + a < end) {
+      Words(p.scratch_addr).v[order_slot(false, line_base + begin + rank)] = begin + a;
+    }
   }
 }
 
@@ -165,15 +169,23 @@ void merge_runs(uint line, uint chunk) {
   }
   uint i = lo, j = pos - lo;
   const int dest = order_slot(p.from_b == 0u, line_base + out_begin);
+  // The heads of both runs with their keys, reloaded only when consumed.
+  uint head1 = i < n1 ? Words(p.scratch_addr).v[first + int(i)] : 0u;
+  uint head2 = j < n2 ? Words(p.scratch_addr).v[second + int(j)] : 0u;
+  uint64_t key1 = i < n1 ? key_at(line_base, head1) : 0ul;
+  uint64_t key2 = j < n2 ? key_at(line_base, head2) : 0ul;
   for (uint o = 0u; o < count; ++o) {
-    uint next;
-    if (j >= n2 || (i < n1 && before(line_base, Words(p.scratch_addr).v[first + int(i)],
-                                     Words(p.scratch_addr).v[second + int(j)]))) {
-      next = Words(p.scratch_addr).v[first + int(i++)];
-    } else {
-      next = Words(p.scratch_addr).v[second + int(j++)];
+    const bool take1 = j >= n2 || (i < n1 && (key1 < key2 || (key1 == key2 && head1 < head2)));
+    Words(p.scratch_addr).v[dest + int(o)] = take1 ? head1 : head2;
+    if (take1) {
+      if (++i < n1) {
+        head1 = Words(p.scratch_addr).v[first + int(i)];
+        key1 = key_at(line_base, head1);
+      }
+    } else if (++j < n2) {
+      head2 = Words(p.scratch_addr).v[second + int(j)];
+      key2 = key_at(line_base, head2);
     }
-    Words(p.scratch_addr).v[dest + int(o)] = next;
   }
 }
 
