@@ -65,7 +65,7 @@ void nonzero_kernel(const KernelContext& ctx, Tensor& out, const Tensor& self) {
   const uint32_t dtype = static_cast<uint32_t>(self.dtype());
   const uint32_t groups = static_cast<uint32_t>(std::min<int64_t>(blocks, kMaxWorkGroupsPerDim));
   launch_groups(ctx, "nonzero", {0u, dtype}, p, groups);
-  launch_groups(ctx, "nonzero", {1u, dtype}, p, 1);
+  launch_groups(ctx, "nonzero", {1u, 0u}, p, 1);  // scans counts: any dtype
   launch_groups(ctx, "nonzero", {2u, dtype}, p, groups);
 }
 

@@ -52,8 +52,8 @@ struct RandomParams {
   int32_t p_strides[kRandomMaxRank];
 };
 
-// The layout of out (and p), or nullopt-like false when the shader cannot
-// address it.
+// Fills params with the layout of out (and p); false when the shader
+// cannot address it or the device lacks 8/16/64-bit shader types.
 bool random_layout(const KernelContext& ctx, const Tensor& out, const Tensor* p,
                    RandomParams* params) {
   if (!vulkan_context_of(ctx).has_sized_shader_types()) return false;
