@@ -39,6 +39,12 @@ void register_conv2d_kernels(KernelRegistry& registry, DeviceType type);
 void register_pool2d_kernels(KernelRegistry& registry, DeviceType type);
 // reduce, reduce_ext, arg_reduce, var_std
 void register_reduce_kernels(KernelRegistry& registry, DeviceType type);
+// uniform, normal, randint, bernoulli (Philox in shaders/philox.glsl)
+void register_random_kernels(KernelRegistry& registry, DeviceType type);
+void register_creation_kernels(KernelRegistry& registry, DeviceType type);  // arange, linspace
+void register_scan_kernel(KernelRegistry& registry, DeviceType type);       // scan
+void register_sort_kernel(KernelRegistry& registry, DeviceType type);       // sort
+void register_nonzero_kernel(KernelRegistry& registry, DeviceType type);    // nonzero
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -62,6 +68,11 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_conv2d_kernels(registry, type);
   register_pool2d_kernels(registry, type);
   register_reduce_kernels(registry, type);
+  register_random_kernels(registry, type);
+  register_creation_kernels(registry, type);
+  register_scan_kernel(registry, type);
+  register_sort_kernel(registry, type);
+  register_nonzero_kernel(registry, type);
 }
 
 }  // namespace tessera::vulkan
