@@ -16,9 +16,6 @@
 // does 16 per 8 loads. No shared memory, no barriers. A work group is 8
 // subgroups stacked along the rows.
 #include "buffers.glsl"
-#ifdef ACC_IS_INT
-#include "gemm_int_buffers.glsl"
-#endif
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_EXT_control_flow_attributes : require
