@@ -109,7 +109,27 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
   return variant;
 }
 
+// The longest K one launch takes. Each invocation loops over K, and
+// llvmpipe silently stops an invocation's loops after 65535 iterations in
+// all; longer products run as several launches adding into C.
+constexpr int64_t kMaxKPerLaunch = 32768;
+
 void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant variant) {
+  if (pr.k > kMaxKPerLaunch) {
+    const int64_t elem = static_cast<int64_t>(itemsize(pr.dtype));
+    for (int64_t k0 = 0; k0 < pr.k; k0 += kMaxKPerLaunch) {
+      GemmProblem part = pr;
+      part.k = std::min(kMaxKPerLaunch, pr.k - k0);
+      part.a.data = static_cast<const char*>(pr.a.data) + k0 * pr.a.col_stride * elem;
+      part.b.data = static_cast<const char*>(pr.b.data) + k0 * pr.b.row_stride * elem;
+      if (k0 > 0) {  // the first part sets C (and adds the bias), the rest add to it
+        part.accumulate = true;
+        part.bias = nullptr;
+      }
+      run_gemm(ctx, part, variant);
+    }
+    return;
+  }
   const char* shader = shader_of(variant, pr.dtype);
   const int64_t elem = static_cast<int64_t>(itemsize(pr.dtype));
   GemmParams p{};
