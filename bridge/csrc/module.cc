@@ -37,6 +37,7 @@ py::dict properties_dict(c10::DeviceIndex index) {
   out["total_memory"] = p.total_memory;
   out["compute_units"] = p.compute_units;
   out["host_accessible"] = p.host_accessible;
+  out["software"] = p.software;
   out["supports_f16"] = p.supports_f16;
   out["supports_f64"] = p.supports_f64;
   out["supports_i64"] = p.supports_i64;

@@ -76,6 +76,7 @@ class _DeviceProperties:
     total_memory: int  # bytes
     compute_units: int  # cores, SMs, compute units
     host_accessible: bool  # device memory is readable by the host
+    software: bool  # emulated on the host's CPU (lavapipe); listed after the CPU device
     supports_f16: bool
     supports_f64: bool
     supports_i64: bool

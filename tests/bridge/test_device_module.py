@@ -35,11 +35,14 @@ def test_device_count_and_availability(tessera):
     assert n >= 1
     assert torch.tessera.is_available()
     assert torch.tessera.is_initialized()
-    # The runtime's CPU device is always visible (last) unless the
-    # environment hides it.
+    # The runtime's CPU device is always visible unless the environment
+    # hides it: after hardware accelerators, before emulated devices.
     if "TESSERA_VISIBLE_DEVICES" not in os.environ:
-        last = torch.tessera.get_device_properties(n - 1)
-        assert last.runtime_device.startswith("cpu")
+        props = [torch.tessera.get_device_properties(i) for i in range(n)]
+        kinds = ["cpu" if p.runtime_device.startswith("cpu")
+                 else "software" if p.software else "hardware" for p in props]
+        assert kinds.count("cpu") == 1
+        assert kinds == sorted(kinds, key=["hardware", "cpu", "software"].index)
 
 
 def test_current_device_and_set_device(tessera):

@@ -47,9 +47,10 @@ def test_normal_statistics(tessera, dtype):
 def test_same_seed_same_values_every_path_and_device(tessera):
     draws = []
     for dev in devices():
-        torch.tessera.manual_seed(123)
+        # manual_seed seeds the current device only (as torch.cuda's does).
+        torch.tessera.manual_seed_all(123)
         a = torch.rand(257, device=dev)
-        torch.tessera.manual_seed(123)
+        torch.tessera.manual_seed_all(123)
         b = torch.empty(257, device=dev).uniform_()
         g = torch.Generator(device=dev).manual_seed(123)
         c = torch.empty(257, device=dev).uniform_(generator=g)

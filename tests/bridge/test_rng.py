@@ -184,5 +184,10 @@ def test_same_seed_same_values_on_every_device(tessera):
         values.append(draw(lambda: torch.rand(257, device=f"tessera:{i}")).cpu())
         torch.manual_seed(31)
         values.append(draw(lambda: torch.randn(257, device=f"tessera:{i}")).cpu())
+    # Uniform draws are bit-identical on every device. Normal draws use one
+    # Philox stream everywhere, but a device without float64 in shaders
+    # (Vulkan) transforms it in float32: a few ulps from the CPU's double.
     for i in range(2, len(values)):
-        torch.testing.assert_close(values[i], values[i % 2], rtol=0, atol=0)
+        exact = i % 2 == 0
+        torch.testing.assert_close(values[i], values[i % 2], rtol=0 if exact else 1e-5,
+                                   atol=0 if exact else 1e-6)
