@@ -38,20 +38,7 @@ const uint kTileN = 32;
 const uint kAccumulate = 1;
 const uint kRowBias = 2;
 
-layout(push_constant, std430) uniform Params {
-  uvec2 a_addr;
-  uvec2 b_addr;
-  uvec2 c_addr;
-  uvec2 bias_addr;
-  uint m;
-  uint n;
-  uint k;
-  uint flags;
-  int a_batch_stride, a_row_stride, a_col_stride;
-  int b_batch_stride, b_row_stride, b_col_stride;
-  int c_batch_stride, c_row_stride, c_col_stride;
-  int bias_stride;
-} p;
+#include "gemm_params.glsl"
 
 void main() {
   // Subgroup ids, not local-id arithmetic: the shuffles below exchange

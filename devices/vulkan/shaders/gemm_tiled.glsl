@@ -28,20 +28,7 @@ const uint kTileK = 16;
 const uint kAccumulate = 1;  // C += A @ B instead of C = A @ B
 const uint kRowBias = 2;     // + bias[row * bias_stride]
 
-layout(push_constant, std430) uniform Params {
-  uvec2 a_addr;
-  uvec2 b_addr;
-  uvec2 c_addr;
-  uvec2 bias_addr;  // f32 or ELEM like C; only read with kRowBias
-  uint m;
-  uint n;
-  uint k;
-  uint flags;
-  int a_batch_stride, a_row_stride, a_col_stride;
-  int b_batch_stride, b_row_stride, b_col_stride;
-  int c_batch_stride, c_row_stride, c_col_stride;
-  int bias_stride;
-} p;
+#include "gemm_params.glsl"
 
 shared vec4 a_tile[kTileK][kTileM / 4];  // [k][row / 4]: 4 rows
 shared vec4 b_tile[kTileK][kTileN / 4];  // [k][column / 4]: 4 columns

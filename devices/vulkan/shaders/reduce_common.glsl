@@ -274,6 +274,26 @@ uint element_index(int at, uint r) {
 // total: a serial f32 sum's error then grows like n / kBlock + kBlock.
 const uint kBlock = 32;
 
+// Folds reduced elements first, first + step, ... (< end) of the output
+// whose input starts at in_base into (acc, index): what one invocation of
+// a work group or subgroup contributes before they are combined.
+void fold_strided(int in_base, ACC_T centre, uint first, uint end, uint step, inout ACC_T acc,
+                  inout uint index) {
+  for (uint r = first; r < end; r += step) {
+    const int at = in_base + reduced_offset(r);
+    const ACC_T x = load_in(at);
+    if (kIsArg) {
+      const uint i = element_index(at, r);
+      if (arg_prefers(x, i, acc, index)) {
+        acc = x;
+        index = i;
+      }
+    } else {
+      acc = combine(acc, map_value(x, centre));
+    }
+  }
+}
+
 void serial_main() {
   const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint rr = red_rank();
@@ -335,19 +355,7 @@ void group_main() {
     const ACC_T centre = centre_of(o);
     ACC_T acc = identity();
     uint index = kNoIndex;
-    for (uint r = begin + tid; r < end; r += group_size) {
-      const int at = in_base + reduced_offset(r);
-      const ACC_T x = load_in(at);
-      if (kIsArg) {
-        const uint i = element_index(at, r);
-        if (arg_prefers(x, i, acc, index)) {
-          acc = x;
-          index = i;
-        }
-      } else {
-        acc = combine(acc, map_value(x, centre));
-      }
-    }
+    fold_strided(in_base, centre, begin + tid, end, group_size, acc, index);
     uint width = group_size;
 #if defined(USE_SUBGROUPS) && defined(ACC_FLOAT)
     if (kMode == 2) {  // sums: the host picks mode 2 only for them
@@ -435,19 +443,7 @@ void subgroup_main() {
     const ACC_T centre = centre_of(o);
     ACC_T acc = identity();
     uint index = kNoIndex;
-    for (uint r = lane; r < p.numel_red; r += gl_SubgroupSize) {
-      const int at = in_base + reduced_offset(r);
-      const ACC_T x = load_in(at);
-      if (kIsArg) {
-        const uint i = element_index(at, r);
-        if (arg_prefers(x, i, acc, index)) {
-          acc = x;
-          index = i;
-        }
-      } else {
-        acc = combine(acc, map_value(x, centre));
-      }
-    }
+    fold_strided(in_base, centre, lane, p.numel_red, gl_SubgroupSize, acc, index);
     acc = subgroup_combine(acc, index);
     if (subgroupElect()) write_result(out_at, acc, index, centre);
   }
