@@ -2,6 +2,7 @@
 // output sizes (ceil_mode) as PyTorch does, over the pooling kernels.
 #include "runtime/core/error.h"
 #include "runtime/ops/dispatch.h"
+#include "runtime/ops/indexing_checks.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/nn_common.h"
 #include "runtime/ops/ops.h"
@@ -116,6 +117,15 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
   Tensor g4 = input.dim() == 4 ? grad_output : grad_output.unsqueeze(0);
   Tensor i4 = input.dim() == 4 ? indices : indices.unsqueeze(0);
   Tensor grad_input = empty(in4.sizes(), TensorOptions(input.dtype(), input.device()));
+  if (grad_input.numel() > 0 && indices.numel() > 0) {
+    // Indices are usually max_pool2d's own, but a caller may pass any: a
+    // device kernel would scatter out of range, so every device checks here.
+    const int64_t plane = in4.size(2) * in4.size(3);
+    const auto [lo, hi] = indexing::index_min_max(indices);
+    const int64_t bad = lo < 0 ? lo : hi;
+    TESSERA_CHECK(lo >= 0 && hi < plane, IndexError, op, ": index ", bad,
+                  " is out of range for a plane of ", in4.size(2), " x ", in4.size(3));
+  }
   if (grad_input.numel() > 0) {
     call_kernel<kernels::MaxPool2dBackward>(input.device(), grad_input, g4, i4);
   }

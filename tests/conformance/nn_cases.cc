@@ -474,6 +474,18 @@ TESSERA_CONFORMANCE_ERRORS("max_pool2d and avg_pool2d") {
        ErrorKind::kValue, {"avg_pool2d", "divisor"}},
       {"zero-size channel", [](Device d) { max_pool2d(ones({1, 0, 4, 4}, d), {2}); }, ErrorKind::kValue,
        {"max_pool2d", "[1, 0, 4, 4]"}},
+      {"backward index past the plane",
+       [](Device d) {
+         max_pool2d_with_indices_backward(ones({1, 1, 2, 2}, d), ones({1, 1, 4, 4}, d),
+                                          full({1, 1, 2, 2}, 16, TensorOptions(DType::kI64, d)));
+       },
+       ErrorKind::kIndex, {"max_pool2d_with_indices_backward", "16", "4 x 4"}},
+      {"negative backward index",
+       [](Device d) {
+         max_pool2d_with_indices_backward(ones({1, 1, 2, 2}, d), ones({1, 1, 4, 4}, d),
+                                          full({1, 1, 2, 2}, -1, TensorOptions(DType::kI64, d)));
+       },
+       ErrorKind::kIndex, {"max_pool2d_with_indices_backward", "-1"}},
   };
 }
 
