@@ -1,4 +1,4 @@
-// batch_norm (training and eval) and its backward for f32 and f16 x (f32
+// batch_norm (training and eval) and its backward for f32, f16 and bf16 x (f32
 // math), x made contiguous and viewed as [N, C, S]. Two launches: the
 // per-channel statistics in shaders/batch_norm.glsl (a subgroup or work
 // group per channel reducing over its N * S values, writing save_mean /
@@ -6,7 +6,7 @@
 // channel's coefficients), then the elementwise pass in
 // shaders/batch_norm_apply.comp. Per-channel vectors go to the shaders as
 // f32 (others converted, and converted back for outputs). Other dtypes
-// (bf16, f64, or f64 parameters), empty inputs, 2^31 elements or more,
+// (f64, or f64 parameters), empty inputs, 2^31 elements or more,
 // channels beyond lavapipe's loop bound (about 7M values each;
 // rows_common.h) and devices without 8/16-bit storage stage through the
 // host.
@@ -62,7 +62,7 @@ Ncs ncs_of(const Tensor& x) {
   return d;
 }
 
-// x and the tensors of x's dtype are f32 or f16; per-channel vectors
+// x and the tensors of x's dtype are f32, f16 or bf16; per-channel vectors
 // (undefined or C elements) in either; shapes the shaders address.
 bool native_x(const KernelContext& ctx, const Tensor& x) {
   return x.dim() >= 2 && x.numel() > 0 && rows::native_dtype(ctx, x.dtype()) &&
@@ -79,7 +79,7 @@ rows::RowTeams channel_teams(const KernelContext& ctx, const Ncs& d, int passes)
   return rows::row_teams(ctx, "batch_norm", d.c, d.n * d.s, passes, passes);
 }
 
-// A per-channel vector as f32, contiguous (f16 converts natively).
+// A per-channel vector as f32, contiguous (f16 and bf16 convert natively).
 Tensor f32_vector(const Tensor& t) {
   if (!t.defined() || (t.dtype() == DType::kF32 && t.is_contiguous())) return t;
   return t.to(DType::kF32).contiguous();
@@ -132,7 +132,7 @@ void batch_norm_kernel(const KernelContext& ctx, Tensor& out, Tensor& save_mean,
   rows::DenseOut mean_out(training ? save_mean : unused, DType::kF32);
   rows::DenseOut invstd_out(training ? save_invstd : unused, DType::kF32);
   const Tensor coef = empty({d.c * 4}, TensorOptions(DType::kF32, x.device()));
-  const uint32_t half = rows::half_flag(x.dtype());
+  const uint32_t half = rows::storage_kind(x.dtype());
   StatsParams sp{};
   sp.x = rows::address(xc);
   sp.weight = rows::address(w);
@@ -204,7 +204,7 @@ void batch_norm_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
   rows::DenseOut gw(grad_weight, DType::kF32), gb(grad_bias, DType::kF32);
   Tensor coef;
   if (grad_input.defined()) coef = empty({d.c * 4}, TensorOptions(DType::kF32, x.device()));
-  const uint32_t half = rows::half_flag(x.dtype());
+  const uint32_t half = rows::storage_kind(x.dtype());
   StatsParams sp{};
   sp.x = rows::address(xc);
   sp.grad = rows::address(g);

@@ -1,10 +1,10 @@
-// layer_norm and rms_norm, forward and backward, for f32 and f16 x (f32
+// layer_norm and rms_norm, forward and backward, for f32, f16 and bf16 x (f32
 // math), x made contiguous and viewed as [M, N] (N = the normalized
 // dims). Rows (the forward; the backward's grad_input) run in
 // shaders/layer_norm.glsl, a subgroup or work group per row
 // (rows_common.h); grad_weight / grad_bias are column sums in
 // shaders/layer_norm_columns.comp, an invocation per column (and chunk of
-// rows, combined by a second pass in a fixed order). Other dtypes (bf16,
+// rows, combined by a second pass in a fixed order). Other dtypes (
 // f64), statistics or parameters in another dtype than the front end
 // gives, 2^31 elements or more, rows or columns beyond lavapipe's loop
 // bound (rows_common.h) and devices without 8/16-bit storage stage through
@@ -132,7 +132,7 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
                static_cast<uint32_t>(n),
                static_cast<float>(eps)};
   launch_groups(ctx, teams.shader,
-                {teams.subgroup_rows, rows::half_flag(x.dtype()), rows::half_flag(rstd.dtype()),
+                {teams.subgroup_rows, rows::storage_kind(x.dtype()), rows::storage_kind(rstd.dtype()),
                  rms ? 1u : 0u, static_cast<uint32_t>(NormMode::kForward)},
                 p, teams.groups);
   y.finish();
@@ -163,8 +163,8 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
   const Tensor g = grad_out.contiguous();
   const Tensor mean_c = rms ? Tensor() : mean.contiguous();
   const Tensor rstd_c = rstd.contiguous();
-  const uint32_t half = rows::half_flag(x.dtype());
-  const uint32_t stat_half = rows::half_flag(rstd.dtype());
+  const uint32_t half = rows::storage_kind(x.dtype());
+  const uint32_t stat_half = rows::storage_kind(rstd.dtype());
   const uint32_t rms_flag = rms ? 1 : 0;
   if (grad_input.defined()) {
     rows::DenseOut gi(grad_input);

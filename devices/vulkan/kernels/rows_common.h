@@ -9,16 +9,17 @@
 #include <limits>
 #include <string>
 
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "runtime/core/tensor.h"
 #include "runtime/ops/ops.h"
 
 namespace tessera::vulkan::rows {
 
-// f32, and f16 with f32 math. The shaders read through buffers.glsl, which
-// needs the 8/16/64-bit storage types.
+// f32, and f16 and bf16 with f32 math. The shaders read through
+// element_kinds.glsl, which needs the 8/16/64-bit storage types.
 inline bool native_dtype(const KernelContext& ctx, DType dtype) {
-  return (dtype == DType::kF32 || dtype == DType::kF16) &&
+  return (dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16) &&
          vulkan_context_of(ctx).has_sized_shader_types();
 }
 
@@ -33,8 +34,12 @@ inline uint64_t address(const Tensor& t) {
   return t.defined() ? reinterpret_cast<uint64_t>(t.data_ptr()) : 0;
 }
 
-// Specialization constant: 1 for f16 tensors, 0 for f32.
-inline uint32_t half_flag(DType dtype) { return dtype == DType::kF16 ? 1 : 0; }
+// Specialization constant: the storage kind of f32, f16 or bf16 tensors
+// (ElementKind's value, as element_kinds.glsl's load_float / store_float
+// take it).
+inline uint32_t storage_kind(DType dtype) {
+  return static_cast<uint32_t>(element_kind(dtype).value_or(ElementKind::kF32));
+}
 
 // An output the shaders write densely (in `dtype`, by default out's): the
 // tensor itself when contiguous and of that dtype, else a contiguous

@@ -1,10 +1,10 @@
-// softmax / log_softmax and their backward for f32 and f16 (f32 math) on
+// softmax / log_softmax and their backward for f32, f16 and bf16 (f32 math) on
 // contiguous data (other inputs are made contiguous first). Along the
 // innermost dim: shaders/softmax.glsl, a subgroup or work group per row
 // (rows_common.h); along another dim of the [outer, n, inner] view:
 // shaders/softmax_columns.comp, an invocation per line (lines too long for
 // lavapipe's loop bound are moved innermost by a copy and run as rows).
-// Other dtypes (bf16, f64), tensors of 2^31 elements or more, rows beyond
+// Other dtypes (f64), tensors of 2^31 elements or more, rows beyond
 // the loop bound (about 5M elements) and devices without 8/16-bit storage
 // stage through the host.
 #include "devices/vulkan/kernels/host_staging.h"
@@ -56,7 +56,7 @@ bool launch_rows(const KernelContext& ctx, SoftmaxMode mode, const Tensor& out, 
   SoftmaxRowParams p{rows::address(out), rows::address(a), rows::address(b),
                      static_cast<uint32_t>(rows), static_cast<uint32_t>(n)};
   launch_groups(ctx, teams.shader,
-                {teams.subgroup_rows, rows::half_flag(a.dtype()), static_cast<uint32_t>(mode)}, p,
+                {teams.subgroup_rows, rows::storage_kind(a.dtype()), static_cast<uint32_t>(mode)}, p,
                 teams.groups);
   return true;
 }
@@ -88,7 +88,7 @@ bool launch_softmax(const KernelContext& ctx, SoftmaxMode mode, Tensor& out, con
                           static_cast<uint32_t>(lines), static_cast<uint32_t>(n),
                           static_cast<uint32_t>(inner)};
     // Constant 1 (kSubgroupRows) is unused there; the modes keep their ids.
-    launch(ctx, "softmax_columns", {0, rows::half_flag(a.dtype()), static_cast<uint32_t>(mode)},
+    launch(ctx, "softmax_columns", {0, rows::storage_kind(a.dtype()), static_cast<uint32_t>(mode)},
            p, lines);
     dst.finish();
     return true;

@@ -16,8 +16,8 @@
 //           sum(g); coef = (weight * invstd, sum(g) / count, mean,
 //           invstd * sum(g * xh) / count) for training, (weight * invstd)
 //           for eval.
-// kHalf: x and grad are f16 (else f32).
-#include "buffers.glsl"
+// kHalf: the storage kind (0 f32, 1 f16, 8 bf16) of x and grad.
+#include "element_kinds.glsl"
 #include "rows.glsl"
 
 layout(constant_id = 2) const uint kHalf = 0;
@@ -43,8 +43,7 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 float param_or(uvec2 addr, uint c, float fallback) {

@@ -5,8 +5,8 @@
 //   kMode 0 forward:            out = x * coef.x + coef.y
 //         1 training backward:  grad_in = coef.x * (g - coef.y - (x - coef.z) * coef.w)
 //         2 eval backward:      grad_in = coef.x * g
-// kHalf: out, x and g are f16 (else f32); math in f32.
-#include "buffers.glsl"
+// kHalf: the storage kind (0 f32, 1 f16, 8 bf16) of out, x and g; math in f32.
+#include "element_kinds.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 2) const uint kHalf = 0;
@@ -23,8 +23,7 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 void main() {
@@ -44,10 +43,6 @@ void main() {
     } else {
       v = c0 * load(p.grad_addr, i);
     }
-    if (kHalf != 0) {
-      Halfs(p.out_addr).v[i] = float16_t(v);
-    } else {
-      Floats(p.out_addr).v[i] = v;
-    }
+    store_float(kHalf, p.out_addr, int(i), v);
   }
 }

@@ -9,9 +9,9 @@
 //           layer_norm_columns.comp): with xh = (x - mean) * rstd and
 //           gw = g * weight, grad_in = rstd * (gw - sum(gw) / n - xh *
 //           sum(gw * xh) / n) (no sum(gw) / n term for rms).
-// kHalf: x, y, grad and weight / bias are f16 (else f32); kStatHalf: mean
-// and rstd are f16 (layer_norm of f16; rms_norm keeps f32 statistics).
-#include "buffers.glsl"
+// kHalf: the storage kind (0 f32, 1 f16, 8 bf16) of x, y, grad and weight / bias; kStatHalf: mean
+// and rstd (f16 or bf16 for layer_norm of those; rms_norm keeps f32 statistics).
+#include "element_kinds.glsl"
 #include "rows.glsl"
 
 layout(constant_id = 2) const uint kHalf = 0;
@@ -33,29 +33,19 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 void store_out(uint i, float v) {
-  if (kHalf != 0) {
-    Halfs(p.out_addr).v[i] = float16_t(v);
-  } else {
-    Floats(p.out_addr).v[i] = v;
-  }
+  store_float(kHalf, p.out_addr, int(i), v);
 }
 
 float load_stat(uvec2 addr, uint i) {
-  if (kStatHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kStatHalf, addr, int(i));
 }
 
 void store_stat(uvec2 addr, uint i, float v) {
-  if (kStatHalf != 0) {
-    Halfs(addr).v[i] = float16_t(v);
-  } else {
-    Floats(addr).v[i] = v;
-  }
+  store_float(kStatHalf, addr, int(i), v);
 }
 
 void forward(uint row, uint lane, uint step) {

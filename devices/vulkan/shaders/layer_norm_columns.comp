@@ -8,9 +8,9 @@
 //             writes the outputs, else f32 partials [2][chunks][n];
 //          1: invocation per column adds the partials in chunk order
 //             (deterministic) and writes the outputs.
-// kHalf: x, g and the outputs are f16; kStatHalf: mean / rstd are f16.
+// kHalf, kStatHalf: the storage kinds (0 f32, 1 f16, 8 bf16) of x, g and the outputs, and of mean / rstd.
 // An output address of 0 is not written.
-#include "buffers.glsl"
+#include "element_kinds.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 2) const uint kHalf = 0;
@@ -33,29 +33,19 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 float load_stat(uvec2 addr, uint i) {
-  if (kStatHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kStatHalf, addr, int(i));
 }
 
 void store_outputs(uint column, vec2 sums) {
   if (p.grad_weight_addr != uvec2(0)) {
-    if (kHalf != 0) {
-      Halfs(p.grad_weight_addr).v[column] = float16_t(sums.x);
-    } else {
-      Floats(p.grad_weight_addr).v[column] = sums.x;
-    }
+    store_float(kHalf, p.grad_weight_addr, int(column), sums.x);
   }
   if (p.grad_bias_addr != uvec2(0)) {
-    if (kHalf != 0) {
-      Halfs(p.grad_bias_addr).v[column] = float16_t(sums.y);
-    } else {
-      Floats(p.grad_bias_addr).v[column] = sums.y;
-    }
+    store_float(kHalf, p.grad_bias_addr, int(column), sums.y);
   }
 }
 

@@ -8,11 +8,11 @@
 //         2 softmax backward:      grad_in = y * (g - sum(g * y))
 //         3 log_softmax backward:  grad_in = g - exp(y) * sum(g)
 // A NaN in a row makes the row NaN (the max is NaN), as on the CPU.
-#include "buffers.glsl"
+#include "element_kinds.glsl"
 #include "float_math.glsl"
 #include "rows.glsl"
 
-layout(constant_id = 2) const uint kHalf = 0;  // 1: f16 tensors, 0: f32
+layout(constant_id = 2) const uint kHalf = 0;  // storage: 0 f32, 1 f16, 8 bf16
 layout(constant_id = 3) const uint kMode = 0;
 
 layout(push_constant, std430) uniform Params {
@@ -24,16 +24,11 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 void store(uint i, float v) {
-  if (kHalf != 0) {
-    Halfs(p.out_addr).v[i] = float16_t(v);
-  } else {
-    Floats(p.out_addr).v[i] = v;
-  }
+  store_float(kHalf, p.out_addr, int(i), v);
 }
 
 void forward(uint base, uint lane, uint step) {

@@ -4,8 +4,8 @@
 // of them), walking its n elements inner apart, so neighbouring
 // invocations read neighbouring addresses. Same passes, modes and NaN rule
 // as softmax.glsl (kMode 0 softmax, 1 log_softmax, 2 softmax backward, 3
-// log_softmax backward); f16 tensors with f32 math when kHalf.
-#include "buffers.glsl"
+// log_softmax backward); f16 or bf16 tensors (the storage kind kHalf) with f32 math.
+#include "element_kinds.glsl"
 #include "float_math.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -22,16 +22,11 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 float load(uvec2 addr, uint i) {
-  if (kHalf != 0) return float(Halfs(addr).v[i]);
-  return Floats(addr).v[i];
+  return load_float(kHalf, addr, int(i));
 }
 
 void store(uint i, float v) {
-  if (kHalf != 0) {
-    Halfs(p.out_addr).v[i] = float16_t(v);
-  } else {
-    Floats(p.out_addr).v[i] = v;
-  }
+  store_float(kHalf, p.out_addr, int(i), v);
 }
 
 void main() {
