@@ -87,22 +87,6 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
   return op != Op::kAtan2 && (op <= Op::kThresholdBackward);
 }
 
-template <typename Params>
-void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& a,
-                 const Tensor& b) {
-  p.out = reinterpret_cast<uint64_t>(out.data_ptr());
-  p.a = reinterpret_cast<uint64_t>(a.data_ptr());
-  p.b = reinterpret_cast<uint64_t>(b.data_ptr());
-  p.numel = static_cast<uint32_t>(layout.numel);
-  p.rank = static_cast<uint32_t>(layout.rank());
-  for (int d = 0; d < layout.rank(); ++d) {
-    p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
-    p.out_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
-    p.a_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
-    p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
-  }
-}
-
 // f32 through compare_f32.comp / pointwise_f32.comp; false for the ops
 // they do not handle.
 bool launch_f32(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out, const Tensor& a,

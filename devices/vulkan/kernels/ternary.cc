@@ -60,24 +60,6 @@ bool shader_handles(TernaryOp op, DType dtype) {
 
 bool is_scaled(TernaryOp op) { return op == TernaryOp::kAddcmul || op == TernaryOp::kAddcdiv; }
 
-template <typename Params>
-void fill_layout(Params& p, const StridedLayout& layout, const Tensor& out, const Tensor& a,
-                 const Tensor& b, const Tensor& c) {
-  p.out = reinterpret_cast<uint64_t>(out.data_ptr());
-  p.a = reinterpret_cast<uint64_t>(a.data_ptr());
-  p.b = reinterpret_cast<uint64_t>(b.data_ptr());
-  p.c = reinterpret_cast<uint64_t>(c.data_ptr());
-  p.numel = static_cast<uint32_t>(layout.numel);
-  p.rank = static_cast<uint32_t>(layout.rank());
-  for (int d = 0; d < layout.rank(); ++d) {
-    p.sizes[d] = static_cast<uint32_t>(layout.sizes[d]);
-    p.out_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
-    p.a_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
-    p.b_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
-    p.c_strides[d] = static_cast<int32_t>(layout.strides[3][d]);
-  }
-}
-
 void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const Tensor& a,
                     const Tensor& b, const Tensor& c, Scalar value) {
   if (out.numel() == 0) return;
