@@ -71,30 +71,40 @@ bool try_call_kernel(Device device, Args&&... args) {
   return false;
 }
 
+namespace detail {
+
+// Runs Op's host kernel for a call on `device` (counted as a CPU fallback,
+// NotImplementedError when the fallback is off): copies of every tensor
+// argument on the host, the host kernel, then the kernel's outputs (its
+// `Tensor&` parameters) copied back. call_kernel uses it for devices
+// without a kernel for Op, device kernels for the cases they cannot run.
+template <typename Op, typename... Args>
+void run_kernel_on_host(Device device, Args&&... args) {
+  Device host = host_device();
+  auto host_fn = KernelRegistry::instance().lookup<Op>(host.type);
+  if (!host_fn) throw_no_kernel(Op::name, device);
+  note_cpu_fallback(Op::name, device);
+  auto host_args = std::make_tuple(to_host_arg(args, host)...);
+  KernelContext ctx{host, current_stream(host).native()};
+  std::apply([&](auto&... a) { host_fn(ctx, a...); }, host_args);
+  using Params = typename kernel_params<typename Op::Fn>::type;
+  auto originals = std::forward_as_tuple(args...);
+  [&]<size_t... I>(std::index_sequence<I...>) {
+    (copy_back<std::tuple_element_t<I, Params>>(std::get<I>(originals), std::get<I>(host_args)),
+     ...);
+  }(std::index_sequence_for<Args...>{});
+}
+
+}  // namespace detail
+
 template <typename Op, typename... Args>
 void call_kernel(Device device, Args&&... args) {
-  KernelRegistry& registry = KernelRegistry::instance();
-  if (auto fn = registry.lookup<Op>(device.type)) {
+  if (auto fn = KernelRegistry::instance().lookup<Op>(device.type)) {
     KernelContext ctx{device, current_stream(device).native()};
     fn(ctx, std::forward<Args>(args)...);
     return;
   }
-  Device host = host_device();
-  auto host_fn = registry.lookup<Op>(host.type);
-  if (!host_fn) detail::throw_no_kernel(Op::name, device);
-  detail::note_cpu_fallback(Op::name, device);
-  // Copies of every tensor argument on the host; other arguments as they are.
-  auto host_args = std::make_tuple(detail::to_host_arg(args, host)...);
-  KernelContext ctx{host, current_stream(host).native()};
-  std::apply([&](auto&... a) { host_fn(ctx, a...); }, host_args);
-  // Outputs are the kernel's `Tensor&` parameters, whatever the caller passed.
-  using Params = typename detail::kernel_params<typename Op::Fn>::type;
-  auto originals = std::forward_as_tuple(args...);
-  [&]<size_t... I>(std::index_sequence<I...>) {
-    (detail::copy_back<std::tuple_element_t<I, Params>>(std::get<I>(originals),
-                                                        std::get<I>(host_args)),
-     ...);
-  }(std::index_sequence_for<Args...>{});
+  detail::run_kernel_on_host<Op>(device, std::forward<Args>(args)...);
 }
 
 }  // namespace tessera
