@@ -1,8 +1,10 @@
 """Builds torch_tessera's C++ extension with Bazel, against installed torch.
 
-The extension (//bridge:_C.so) links the Tessera runtime and its devices;
-Bazel finds torch and Python through the interpreter running this build
-(PYTHON_BIN_PATH), so the build never fetches another torch.
+The extension (//bridge:_C.so) links the Tessera runtime (libtessera.so)
+and its devices (libtessera_<device>.so), which are copied beside it
+(//bridge:package_files lists them); Bazel finds torch and Python through
+the interpreter running this build (PYTHON_BIN_PATH), so the build never
+fetches another torch.
 """
 
 import os
@@ -30,15 +32,17 @@ class BuildExtensionWithBazel(build_py):
         if shutil.which("bazel") is None:
             raise SystemExit("torch_tessera needs Bazel to build (./dev setup installs it)")
         subprocess.check_call(
-            ["bazel", "build", "--noshow_progress", f"--repo_env=PYTHON_BIN_PATH={sys.executable}",
-             "//bridge:_C.so"],
+            ["bazel", "build", f"--repo_env=PYTHON_BIN_PATH={sys.executable}",
+             "//bridge:package_files"],
             cwd=ROOT,
         )
-        built = os.path.join(ROOT, "bazel-bin", "bridge", "_C.so")
-        target = os.path.join(HERE, "torch_tessera", "_C.so")
-        if os.path.exists(target):
-            os.remove(target)
-        shutil.copyfile(built, target)
+        with open(os.path.join(ROOT, "bazel-bin", "bridge", "package_files.txt")) as listing:
+            built = [line.strip() for line in listing if line.strip()]
+        for path in built:
+            target = os.path.join(HERE, "torch_tessera", os.path.basename(path))
+            if os.path.exists(target):
+                os.remove(target)
+            shutil.copyfile(os.path.join(ROOT, path), target)
         super().run()
 
 

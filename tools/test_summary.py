@@ -56,6 +56,8 @@ class Suite:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    seconds: float | None = None  # its run time (a cached Bazel test: that of the run cached)
+    cached: bool = False
     # reason -> number of test cases skipped for it
     skip_reasons: collections.Counter = dataclasses.field(
         default_factory=collections.Counter)
@@ -100,7 +102,7 @@ class Bep:
         self.tests: dict[str, str] = {}        # label -> rule kind
         self.completed: dict[str, str] = {}    # label -> ok | failed | reason
         self.summary_status: dict[str, str] = {}
-        # label -> {(run, shard): (attempt, status, test.log path)}
+        # label -> {(run, shard): (attempt, status, test.log path, seconds, cached)}
         self.results: dict[str, dict] = collections.defaultdict(dict)
         self.stderr: list[str] = []
         if path:
@@ -139,8 +141,11 @@ class Bep:
             attempt = rid.get("attempt", 1)
             known = self.results[rid["label"]].get(key)
             if known is None or attempt >= known[0]:  # last retry wins
+                seconds = int(res.get("testAttemptDurationMillis", 0)) / 1000
+                cached = bool(res.get("cachedLocally")) or bool(
+                    res.get("executionInfo", {}).get("cachedRemotely"))
                 self.results[rid["label"]][key] = (
-                    attempt, res.get("status", "NO_STATUS"), log)
+                    attempt, res.get("status", "NO_STATUS"), log, seconds, cached)
         elif "testSummary" in eid:
             self.summary_status[eid["testSummary"]["label"]] = (
                 event.get("testSummary", {}).get("overallStatus", "NO_STATUS"))
@@ -185,7 +190,10 @@ def bazel_suites(bep: Bep, testlogs: str | None) -> list[Suite]:
             statuses = {r[1] for r in results.values()}
             status = "PASSED" if statuses == {"PASSED"} else "FAILED"
         suite = Suite(label, status.replace("_", " "))
-        for _attempt, run_status, log in results.values():
+        # Shards run side by side; the longest is the suite's time.
+        suite.seconds = max(r[3] for r in results.values())
+        suite.cached = all(r[4] for r in results.values())
+        for _attempt, run_status, log, _seconds, _cached in results.values():
             text = read_text(log) if log else None
             if text is None:
                 text = read_text(fallback_log(testlogs, label) or "")
@@ -260,6 +268,8 @@ def pytest_suite(name: str, xml_path: str, rc: int) -> Suite:
         except ET.ParseError:
             root = None
     if root is not None:
+        times = [float(ts.get("time", 0) or 0) for ts in root.iter("testsuite")]
+        suite.seconds = sum(times) if times else None
         for case in root.iter("testcase"):
             if case.find("failure") is not None or case.find("error") is not None:
                 suite.failed += 1
@@ -279,6 +289,20 @@ def pytest_suite(name: str, xml_path: str, rc: int) -> Suite:
 
 
 # -- Report -----------------------------------------------------------------
+
+def format_seconds(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def format_time(suite: Suite) -> str:
+    """The suite's run time; '(cached)' marks a Bazel result from an earlier run."""
+    if suite.seconds is None:
+        return "-"
+    return format_seconds(suite.seconds) + (" (cached)" if suite.cached else "")
+
 
 def print_report(suites: list[Suite], errors: list[str]) -> int:
     if errors:
@@ -301,12 +325,12 @@ def print_report(suites: list[Suite], errors: list[str]) -> int:
     width = max([len("suite")] + [len(s.name) for s in suites])
     swidth = max([len("status")] + [len(s.status) for s in suites])
     header = (f"{'suite':<{width}}  {'status':<{swidth}}  "
-              f"{'passed':>6}  {'failed':>6}  {'skipped':>7}")
+              f"{'passed':>6}  {'failed':>6}  {'skipped':>7}  {'time':>15}")
     print(header)
     print("-" * len(header))
     for s in suites:
         print(f"{s.name:<{width}}  {s.status:<{swidth}}  "
-              f"{s.passed:>6}  {s.failed:>6}  {s.skipped:>7}")
+              f"{s.passed:>6}  {s.failed:>6}  {s.skipped:>7}  {format_time(s):>15}")
     if not suites:
         print("(no test suites)")
     print("-" * len(header))
