@@ -38,7 +38,7 @@ at::Tensor& backward_out(const at::Tensor& grad, const at::Tensor& saved,
   const OpScope scope(grad, saved, grad_input);
   check_device_mix(kName.value, grad, saved);
   check_written(kName.value, grad, grad_input);
-  at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, saved));
+  resize_output(grad_input, pointwise::broadcast_sizes(grad, saved));
   RT o = to_runtime(grad_input, kName.value);
   call_runtime([&] {
     tessera::write_out(kName.value, o,
@@ -68,7 +68,7 @@ at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& sel
   const OpScope scope(grad, self, grad_input);
   check_device_mix("threshold_backward", grad, self);
   check_written("threshold_backward", grad, grad_input);
-  at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
+  resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
   RT o = to_runtime(grad_input, "threshold_backward");
   const tessera::Scalar t = to_runtime_scalar(threshold, "threshold_backward");
   call_runtime([&] {
@@ -97,7 +97,7 @@ at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self,
   const OpScope scope(grad, self, grad_input);
   check_device_mix("gelu_backward", grad, self);
   check_written("gelu_backward", grad, grad_input);
-  at::native::resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
+  resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
   RT o = to_runtime(grad_input, "gelu_backward");
   call_runtime([&] {
     tessera::write_out("gelu_backward", o,

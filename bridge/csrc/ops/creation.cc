@@ -108,7 +108,7 @@ template <bool kUpper>
 at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& out) {
   const OpScope scope(self, out);
   const char* op = kUpper ? "triu" : "tril";
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   const tessera::Tensor src = to_runtime(self, op);
   tessera::Tensor dst = to_runtime(out, op);
   call_runtime([&] {

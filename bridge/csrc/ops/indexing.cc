@@ -53,7 +53,7 @@ at::Tensor gather(const at::Tensor& self, int64_t dim, const at::Tensor& index,
     // aten gathers nothing into an empty result of the index's shape
     // without comparing ranks; the runtime insists on equal ranks.
     c10::maybe_wrap_dim(dim, self.dim());
-    return at::empty(index.sizes(), self.options());
+    return self.new_empty(index.sizes());
   }
   const tessera::Tensor src = to_runtime(self, "gather");
   const tessera::Tensor idx = int64_index(index, "gather");
@@ -96,7 +96,7 @@ void scatter_value_into(at::Tensor& target, int64_t dim, const at::Tensor& index
 // out = self, ready to be scattered or added into (out may be self itself).
 at::Tensor& prepare_scatter_out(const at::Tensor& self, at::Tensor& out) {
   if (out.is_same(self)) return out;
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   tessera::Tensor dst = to_runtime(out, "scatter");
   const tessera::Tensor src = to_runtime(self, "scatter");
   call_runtime([&] { dst.copy_(src); });

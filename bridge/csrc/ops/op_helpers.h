@@ -10,13 +10,13 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
-#include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
 
 #include <optional>
 
 #include "bridge/csrc/error_translation.h"
+#include "bridge/csrc/ops/aten_helpers.h"
 #include "bridge/csrc/tensor_convert.h"
 
 namespace torch_tessera {
@@ -60,7 +60,7 @@ decltype(auto) call_runtime(F&& fn) {
 // receives the result, cast to its dtype. For ops whose runtime front end
 // has an _out form, prefer resizing `out` first and calling that.
 inline at::Tensor& write_out(at::Tensor& out, const tessera::Tensor& result) {
-  at::native::resize_output(out, c10::IntArrayRef(result.sizes()));
+  resize_output(out, c10::IntArrayRef(result.sizes()));
   tessera::Tensor dst = to_runtime(out, "out=");
   call_runtime([&] { dst.copy_(result); });
   return out;

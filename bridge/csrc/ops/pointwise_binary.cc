@@ -3,7 +3,6 @@
 // TESSERA_POINTWISE_BINARY_DECL (remainder, pow, maximum, comparisons,
 // logical and bitwise ops). Broadcasting, type promotion and their errors
 // are the runtime's.
-#include <ATen/ScalarOps.h>
 #include <c10/core/ScalarType.h>
 #include <torch/library.h>
 
@@ -102,7 +101,7 @@ at::Tensor& with_alpha_out(const at::Tensor& self, const at::Tensor& other,
   const OpScope scope(self, other, out);
   pointwise::check_device_mix(kName.value, self, other);
   pointwise::check_written(kName.value, self, out);
-  at::native::resize_output(out, pointwise::broadcast_sizes(self, other));
+  resize_output(out, pointwise::broadcast_sizes(self, other));
   RT o = to_runtime(out, kName.value);
   const Scalar a = to_runtime_scalar(alpha, kName.value);
   if (pointwise::is_wrapped_number(other)) {
@@ -175,7 +174,7 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other, Mode m
   const OpScope scope(self, other, out);
   pointwise::check_device_mix("div", self, other);
   pointwise::check_written("div", self, out);
-  at::native::resize_output(out, pointwise::broadcast_sizes(self, other));
+  resize_output(out, pointwise::broadcast_sizes(self, other));
   RT o = to_runtime(out, "div");
   const Operand x(self, "div"), y(other, "div");
   call_runtime([&] { tessera::div_out(o, x.value, y.value, mode_of(mode)); });
@@ -184,7 +183,7 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other, Mode m
 
 // -- A Scalar first operand (pow.Scalar, remainder.Scalar_Tensor,
 // bitwise_*.Scalar_Tensor): PyTorch treats it as a wrapped number.
-at::Tensor wrapped(const c10::Scalar& s) { return at::native::wrapped_scalar_tensor(s); }
+at::Tensor wrapped(const c10::Scalar& s) { return wrapped_scalar_tensor(s); }
 
 template <OpName kName, pointwise::BinaryFn kFn>
 at::Tensor scalar_first(const c10::Scalar& self, const at::Tensor& other) {
@@ -197,7 +196,7 @@ template <OpName kName, pointwise::BinaryOutFn kFn>
 at::Tensor& scalar_first_out(const c10::Scalar& self, const at::Tensor& other, at::Tensor& out) {
   const OpScope scope(other, out);
   pointwise::check_written(kName.value, other, out);
-  at::native::resize_output(out, other.sizes());
+  resize_output(out, other.sizes());
   RT o = to_runtime(out, kName.value);
   const Operand x(wrapped(self), kName.value), y(other, kName.value);
   call_runtime([&] { kFn(o, x.value, y.value); });
@@ -214,7 +213,7 @@ at::Tensor& pow_scalar_base_out(const c10::Scalar& base, const at::Tensor& expon
                                 at::Tensor& out) {
   const OpScope scope(exponent, out);
   pointwise::check_written("pow", exponent, out);
-  at::native::resize_output(out, exponent.sizes());
+  resize_output(out, exponent.sizes());
   RT o = to_runtime(out, "pow");
   const Scalar b = to_runtime_scalar(base, "pow");
   call_runtime([&] { tessera::write_out("pow", o, tessera::pow(b, to_runtime(exponent, "pow"))); });

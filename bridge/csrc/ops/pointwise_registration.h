@@ -11,7 +11,6 @@
 // one, and per-op overhead is what small tensors pay for.
 #pragma once
 
-#include <ATen/ExpandUtils.h>
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 
@@ -84,7 +83,7 @@ struct Operand {
 };
 
 inline c10::DimVector broadcast_sizes(const at::Tensor& a, const at::Tensor& b) {
-  return at::infer_size_dimvector(a.sizes(), b.sizes());
+  return broadcast_shape(a.sizes(), b.sizes());
 }
 
 // -- Unary: foo(x), foo_(self), foo.out(x, out).
@@ -110,7 +109,7 @@ template <OpName kName, UnaryOutFn kFn>
 at::Tensor& unary_out(const at::Tensor& self, at::Tensor& out) {
   const OpScope scope(self, out);
   check_written(kName.value, self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   RT o = to_runtime(out, kName.value);
   call_runtime([&] { kFn(o, to_runtime(self, kName.value)); });
   return out;
@@ -173,7 +172,7 @@ at::Tensor& binary_out(const at::Tensor& self, const at::Tensor& other, at::Tens
   const OpScope scope(self, other, out);
   check_device_mix(kName.value, self, other);
   check_written(kName.value, self, out);
-  at::native::resize_output(out, broadcast_sizes(self, other));
+  resize_output(out, broadcast_sizes(self, other));
   RT o = to_runtime(out, kName.value);
   if (is_wrapped_number(other)) {
     const tessera::Scalar v = wrapped_value(other, kName.value);
@@ -189,7 +188,7 @@ template <OpName kName, BinaryScalarOutFn kScalarFn>
 at::Tensor& binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, at::Tensor& out) {
   const OpScope scope(self, out);
   check_written(kName.value, self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   RT o = to_runtime(out, kName.value);
   const tessera::Scalar v = to_runtime_scalar(other, kName.value);
   call_runtime([&] { kScalarFn(o, to_runtime(self, kName.value), v); });

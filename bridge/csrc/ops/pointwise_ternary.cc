@@ -17,7 +17,7 @@ using pointwise::RT;
 using tessera::Scalar;
 
 c10::DimVector broadcast3(const at::Tensor& a, const at::Tensor& b, const at::Tensor& c) {
-  return at::infer_size_dimvector(pointwise::broadcast_sizes(a, b), c.sizes());
+  return broadcast_shape(pointwise::broadcast_sizes(a, b), c.sizes());
 }
 
 void check_devices3(const char* op, const at::Tensor& a, const at::Tensor& b,
@@ -54,7 +54,7 @@ at::Tensor& where_out(const at::Tensor& cond, const at::Tensor& self, const at::
   const OpScope scope(cond, self, other, out);
   check_devices3("where", cond, self, other);
   check_written("where", self, out);
-  at::native::resize_output(out, broadcast3(cond, self, other));
+  resize_output(out, broadcast3(cond, self, other));
   RT o = to_runtime(out, "where");
   const Operand c(cond, "where"), a(self, "where"), b(other, "where");
   call_runtime([&] { tessera::where_out(o, c.value, a.value, b.value); });
@@ -101,7 +101,7 @@ at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end,
   const OpScope scope(self, end, out);
   check_device_mix("lerp", self, end);
   check_written("lerp", self, out);
-  at::native::resize_output(out, pointwise::broadcast_sizes(self, end));
+  resize_output(out, pointwise::broadcast_sizes(self, end));
   RT o = to_runtime(out, "lerp");
   const Scalar w = to_runtime_scalar(weight, "lerp");
   call_runtime([&] { tessera::lerp_out(o, to_runtime(self, "lerp"), to_runtime(end, "lerp"), w); });
@@ -113,7 +113,7 @@ at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end,
   const OpScope scope(self, end, weight, out);
   check_devices3("lerp", self, end, weight);
   check_written("lerp", self, out);
-  at::native::resize_output(out, broadcast3(self, end, weight));
+  resize_output(out, broadcast3(self, end, weight));
   RT o = to_runtime(out, "lerp");
   const Operand s(self, "lerp"), e(end, "lerp"), w(weight, "lerp");
   call_runtime([&] { tessera::lerp_out(o, s.value, e.value, w.value); });
@@ -155,7 +155,7 @@ at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Ten
   const OpScope scope(self, t1, t2, out);
   check_devices3(kName.value, self, t1, t2);
   check_written(kName.value, self, out);
-  at::native::resize_output(out, broadcast3(self, t1, t2));
+  resize_output(out, broadcast3(self, t1, t2));
   RT o = to_runtime(out, kName.value);
   const Operand s(self, kName.value), a(t1, kName.value), b(t2, kName.value);
   const Scalar v = to_runtime_scalar(value, kName.value);

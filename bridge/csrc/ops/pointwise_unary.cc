@@ -37,7 +37,7 @@ at::Tensor& gelu_(at::Tensor& self, c10::string_view approximate) {
 at::Tensor& gelu_out(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
   const OpScope scope(self, out);
   pointwise::check_written("gelu", self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   RT o = to_runtime(out, "gelu");
   call_runtime([&] { tessera::gelu_out(o, to_runtime(self, "gelu"), view_of(approximate)); });
   return out;
@@ -74,7 +74,7 @@ at::Tensor& round_decimals_(at::Tensor& self, int64_t decimals) {
 at::Tensor& round_decimals_out(const at::Tensor& self, int64_t decimals, at::Tensor& out) {
   const OpScope scope(self, out);
   pointwise::check_written("round", self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   RT o = to_runtime(out, "round");
   call_runtime([&] {
     tessera::write_out("round", o, round_decimals(to_runtime(self, "round"), decimals));
@@ -108,7 +108,7 @@ at::Tensor& clamp_scalar_out(const at::Tensor& self, const OptScalar& min, const
                       at::Tensor& out) {
   const OpScope scope(self, out);
   pointwise::check_written("clamp", self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   RT o = to_runtime(out, "clamp");
   call_runtime([&] { tessera::clamp_out(o, to_runtime(self, "clamp"), bound(min), bound(max)); });
   return out;
@@ -167,9 +167,9 @@ at::Tensor& clamp_tensor_out(const at::Tensor& self, const OptTensor& min, const
   check_bounds("clamp", self, min, max);
   pointwise::check_written("clamp", self, out);
   c10::DimVector shape(self.sizes());
-  if (min.has_value()) shape = at::infer_size_dimvector(shape, min->sizes());
-  if (max.has_value()) shape = at::infer_size_dimvector(shape, max->sizes());
-  at::native::resize_output(out, shape);
+  if (min.has_value()) shape = broadcast_shape(shape, min->sizes());
+  if (max.has_value()) shape = broadcast_shape(shape, max->sizes());
+  resize_output(out, shape);
   RT o = to_runtime(out, "clamp");
   call_runtime([&] {
     tessera::clamp_out(o, to_runtime(self, "clamp"), to_runtime(min, "clamp"),

@@ -122,7 +122,7 @@ at::Tensor& randperm_out(int64_t n, OptGenerator gen, at::Tensor& out) {
   TORCH_CHECK(n <= default_to(out.scalar_type()), "randperm: n is too large for result tensor "
               "type: '", out.scalar_type(), "' (n=", n, ")");
   const OpScope scope(out);
-  at::native::resize_output(out, {n});
+  resize_output(out, {n});
   RT o = to_runtime(out, "randperm");
   tessera::Generator* g = runtime_generator(gen, out.device());
   call_runtime([&] {
@@ -211,7 +211,7 @@ at::Tensor bernoulli(const at::Tensor& self, OptGenerator gen) {
 
 at::Tensor& bernoulli_out(const at::Tensor& self, OptGenerator gen, at::Tensor& out) {
   const OpScope scope(self, out);
-  at::native::resize_output(out, self.sizes());
+  resize_output(out, self.sizes());
   return bernoulli_tensor_(out, self, gen);
 }
 
