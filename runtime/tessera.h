@@ -11,6 +11,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
+#include "runtime/ops/matmul_precision.h"
 #include "runtime/ops/ops.h"
 #include "runtime/random/generator.h"
 #include "runtime/stream/event.h"

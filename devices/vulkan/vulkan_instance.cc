@@ -9,6 +9,7 @@
 
 #include "devices/vulkan/vulkan_check.h"
 #include "runtime/core/error.h"
+#include "runtime/device/device_selection.h"
 
 namespace tessera::vulkan {
 namespace {
@@ -106,31 +107,6 @@ std::optional<PhysicalDeviceChoice> examine(VkPhysicalDevice physical, uint32_t 
   return c;
 }
 
-// TESSERA_VULKAN_DEVICES as physical device indices; nullopt for "all".
-std::optional<std::vector<uint32_t>> requested_devices() {
-  const char* env = std::getenv("TESSERA_VULKAN_DEVICES");
-  if (env == nullptr || *env == '\0') return std::nullopt;
-  std::vector<uint32_t> indices;
-  std::string s(env);
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t comma = s.find(',', start);
-    if (comma == std::string::npos) comma = s.size();
-    std::string token = s.substr(start, comma - start);
-    char* end = nullptr;
-    const long v = std::strtol(token.c_str(), &end, 10);
-    if (token.empty() || *end != '\0' || v < 0) {
-      // Enumeration must not throw (it runs from device_count()).
-      std::fprintf(stderr, "tessera: ignoring '%s' in TESSERA_VULKAN_DEVICES='%s' "
-                   "(expected physical device indices such as 0,1)\n", token.c_str(), env);
-    } else {
-      indices.push_back(static_cast<uint32_t>(v));
-    }
-    start = comma + 1;
-  }
-  return indices;
-}
-
 }  // namespace
 
 VulkanInstance& VulkanInstance::get() {
@@ -215,17 +191,8 @@ void VulkanInstance::create_contexts() {
   check_vk(r, "vkEnumeratePhysicalDevices");
   physical.resize(count);
 
-  std::vector<uint32_t> order;
-  if (auto requested = requested_devices()) {
-    order = *requested;
-  } else {
-    for (uint32_t i = 0; i < count; ++i) order.push_back(i);
-  }
-  for (uint32_t index : order) {
-    if (index >= count) continue;  // not on this machine
-    bool already = false;
-    for (const auto& c : contexts_) already |= c->info().physical_index == index;
-    if (already) continue;
+  for (int selected : selected_devices("TESSERA_VULKAN_DEVICES", static_cast<int>(count))) {
+    const uint32_t index = static_cast<uint32_t>(selected);
     std::optional<PhysicalDeviceChoice> choice = examine(physical[index], index);
     if (!choice) continue;
     try {

@@ -1,5 +1,8 @@
 #include "runtime/device/device_registry.h"
 
+#include <cstdio>
+#include <exception>
+
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_registry.h"
 
@@ -12,32 +15,44 @@ DeviceRegistry& DeviceRegistry::instance() {
 
 DeviceType DeviceRegistry::register_device(std::unique_ptr<DeviceInterface> iface) {
   TESSERA_CHECK(iface != nullptr, ValueError, "register_device: null device interface");
+  std::lock_guard<std::mutex> lock(register_mutex_);
   std::string name(iface->type_name());
   TESSERA_CHECK(find(name) == nullptr, ValueError, "register_device: device type '",
                 name, "' is already registered");
-  TESSERA_CHECK(entries_.size() < kMaxDeviceTypes, ValueError,
+  const size_t n = count_.load(std::memory_order_relaxed);
+  TESSERA_CHECK(n < kMaxDeviceTypes, ValueError,
                 "register_device: at most ", kMaxDeviceTypes, " device types");
-  DeviceType type{static_cast<uint8_t>(entries_.size())};
+  DeviceType type{static_cast<uint8_t>(n)};
   DeviceInterface* raw = iface.get();
-  entries_.push_back(Entry{std::move(name), std::move(iface)});
+  entries_[n] = Entry{std::move(name), std::move(iface)};
+  count_.store(n + 1, std::memory_order_release);
   raw->register_kernels(KernelRegistry::instance());
   return type;
 }
 
+void DeviceRegistry::register_device_at_load(std::unique_ptr<DeviceInterface> iface) noexcept {
+  try {
+    register_device(std::move(iface));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera: a device library failed to register: %s\n", e.what());
+  }
+}
+
 DeviceInterface* DeviceRegistry::find(std::string_view name) const {
-  for (const Entry& e : entries_) {
-    if (e.name == name) return e.iface.get();
+  const size_t n = count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i) {
+    if (entries_[i].name == name) return entries_[i].iface.get();
   }
   return nullptr;
 }
 
 bool DeviceRegistry::contains(DeviceType type) const {
-  return type.id < entries_.size();
+  return type.id < count_.load(std::memory_order_acquire);
 }
 
 DeviceInterface& DeviceRegistry::get(DeviceType type) const {
   TESSERA_CHECK(contains(type), ValueError, "unknown device type id ", int(type.id),
-                " (", entries_.size(), " device types registered)");
+                " (", count_.load(std::memory_order_acquire), " device types registered)");
   return *entries_[type.id].iface;
 }
 
@@ -48,7 +63,8 @@ std::string_view DeviceRegistry::name(DeviceType type) const {
 
 std::vector<DeviceType> DeviceRegistry::types() const {
   std::vector<DeviceType> out;
-  for (size_t i = 0; i < entries_.size(); ++i) out.push_back(DeviceType{static_cast<uint8_t>(i)});
+  const size_t n = count_.load(std::memory_order_acquire);
+  for (size_t i = 0; i < n; ++i) out.push_back(DeviceType{static_cast<uint8_t>(i)});
   return out;
 }
 

@@ -11,20 +11,22 @@ KernelRegistry& KernelRegistry::instance() {
   return registry;
 }
 
-int KernelRegistry::next_slot() {
-  static std::atomic<int> counter{0};
-  int s = counter.fetch_add(1);
+int KernelRegistry::slot_for(const char* name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = slots_.find(name);
+  if (it != slots_.end()) return it->second;
+  const int s = num_rows_.load();
   TESSERA_CHECK(s < kMaxOps, ValueError, "KernelRegistry: more than ", kMaxOps, " ops");
+  rows_[s].name = name;
+  slots_.emplace(name, s);
+  num_rows_.store(s + 1);
   return s;
 }
 
-void KernelRegistry::set(int slot, const char* name, DeviceType type, void* fn) {
+void KernelRegistry::set(int slot, DeviceType type, void* fn) {
   TESSERA_CHECK(type.id < kMaxDeviceTypes, ValueError,
                 "KernelRegistry: device type id ", int(type.id), " out of range");
-  std::lock_guard<std::mutex> lock(mutex_);
-  rows_[slot].name = name;
   rows_[slot].fns[type.id].store(fn, std::memory_order_release);
-  num_rows_.store(std::max(num_rows_.load(), slot + 1));
 }
 
 void* KernelRegistry::get(int slot, DeviceType type) const {

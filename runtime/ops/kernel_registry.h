@@ -1,6 +1,9 @@
 // Kernels keyed by (op, device type). An op is a struct from
-// kernel_signatures.h; its slot index is assigned on first use, so lookup
-// is two array indexings.
+// kernel_signatures.h; its slot index is assigned by name on first use, so
+// lookup is two array indexings. Slots go by the op's name rather than by
+// the template instance: each shared library (libtessera.so, every device
+// library, an extension built with hidden visibility) has its own copy of
+// slot<Op>()'s static, and all of them must agree.
 #pragma once
 
 #include <atomic>
@@ -22,7 +25,7 @@ class KernelRegistry {
 
   template <typename Op>
   void register_kernel(DeviceType type, typename Op::Fn fn) {
-    set(slot<Op>(), Op::name, type, reinterpret_cast<void*>(fn));
+    set(slot<Op>(), type, reinterpret_cast<void*>(fn));
   }
 
   // nullptr when the device type has no kernel for Op.
@@ -37,11 +40,11 @@ class KernelRegistry {
  private:
   template <typename Op>
   static int slot() {
-    static const int s = next_slot();
+    static const int s = instance().slot_for(Op::name);
     return s;
   }
-  static int next_slot();
-  void set(int slot, const char* name, DeviceType type, void* fn);
+  int slot_for(const char* name);
+  void set(int slot, DeviceType type, void* fn);
   void* get(int slot, DeviceType type) const;
 
   struct Row {
@@ -52,6 +55,7 @@ class KernelRegistry {
   static constexpr int kMaxOps = 512;
   Row rows_[kMaxOps];
   std::atomic<int> num_rows_{0};
+  std::map<std::string, int> slots_;  // op name -> row, under mutex_
   mutable std::mutex mutex_;
 };
 
