@@ -38,8 +38,15 @@ class BuildExtensionWithBazel(build_py):
         )
         with open(os.path.join(ROOT, "bazel-bin", "bridge", "package_files.txt")) as listing:
             built = [line.strip() for line in listing if line.strip()]
+        package = os.path.join(HERE, "torch_tessera")
+        # A device library from an earlier build would load against this
+        # build's runtime: only the listed ones stay.
+        names = {os.path.basename(path) for path in built}
+        for name in os.listdir(package):
+            if name.startswith("libtessera_") and name.endswith(".so") and name not in names:
+                os.remove(os.path.join(package, name))
         for path in built:
-            target = os.path.join(HERE, "torch_tessera", os.path.basename(path))
+            target = os.path.join(package, os.path.basename(path))
             if os.path.exists(target):
                 os.remove(target)
             shutil.copyfile(os.path.join(ROOT, path), target)

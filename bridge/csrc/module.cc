@@ -2,6 +2,7 @@
 // registrations that loading this library performs (allocator, device
 // guard, hooks, aten kernels, CPU fallback).
 #include <Python.h>
+#include <dlfcn.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <torch/csrc/Generator.h>
@@ -12,6 +13,7 @@
 #include "bridge/csrc/generator.h"
 #include "bridge/csrc/pinned_allocator.h"
 #include "runtime/alloc/caching_allocator.h"
+#include "runtime/device/device_library_loader.h"
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/stream/stream.h"
@@ -26,6 +28,30 @@ tessera::DeviceProperties properties(c10::DeviceIndex index) {
   tessera::DeviceProperties p;
   TESSERA_TRANSLATE_ERRORS(p = tessera::device_interface(d).properties(d.index));
   return p;
+}
+
+// The folder this extension was loaded from, where the package keeps its
+// device libraries.
+std::string extension_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&extension_dir), &info) == 0 || info.dli_fname == nullptr) {
+    return ".";
+  }
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+py::list load_results(const std::vector<tessera::DeviceLibraryLoad>& loads) {
+  py::list out;
+  for (const tessera::DeviceLibraryLoad& l : loads) {
+    py::dict d;
+    d["path"] = l.path;
+    d["loaded"] = l.loaded;
+    d["error"] = l.error;
+    out.append(d);
+  }
+  return out;
 }
 
 py::dict properties_dict(c10::DeviceIndex index) {
@@ -50,6 +76,10 @@ py::dict properties_dict(c10::DeviceIndex index) {
 PYBIND11_MODULE(_C, m) {
   using namespace torch_tessera;
   m.doc() = "Tessera's PyTorch bridge (C++ part)";
+  // The devices: whichever device libraries the package holds. They must be
+  // in before anything asks for a device.
+  tessera::load_device_libraries(extension_dir());
+  m.def("device_libraries", [] { return load_results(tessera::device_library_loads()); });
   m.def("device_count", [] { return static_cast<int>(device_count()); });
   m.def("current_device", [] { return static_cast<int>(current_device()); });
   m.def("set_device", [](int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); });

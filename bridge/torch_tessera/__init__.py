@@ -27,6 +27,7 @@ from . import _C  # noqa: F401  (registers everything C++ side)
 from . import device_module as _device_module  # noqa: E402
 
 __all__ = [
+    "device_libraries",
     "fallback_stats",
     "reset_fallback_stats",
     "set_fallback_enabled",
@@ -62,6 +63,13 @@ def _release_gil_before_exit():
 
 
 atexit.register(_release_gil_before_exit)
+
+
+def device_libraries():
+    """The device libraries (libtessera_<device>.so) the package loaded at
+    import: [{"path", "loaded", "error"}]. A device whose library failed to
+    load is absent from torch.tessera; "error" says why."""
+    return list(_C.device_libraries())
 
 
 def fallback_stats():

@@ -213,3 +213,42 @@ def test_visible_devices_errors_are_clear_value_errors(spec, message):
     assert "imported" in result.stdout
     assert result.stdout.count("ValueError: ") == 2
     assert message in result.stdout
+
+
+def test_device_libraries_beside_the_extension_are_loaded():
+    """The package loads every libtessera_<device>.so beside _C.so at import;
+    each one loaded, and the CPU device's is always among them."""
+    libs = torch_tessera.device_libraries()
+    names = sorted(os.path.basename(lib["path"]) for lib in libs)
+    assert "libtessera_cpu.so" in names
+    assert "libtessera.so" not in names  # the runtime is linked, not a device
+    package_dir = os.path.dirname(torch_tessera.__file__)
+    on_disk = sorted(f for f in os.listdir(package_dir)
+                     if f.startswith("libtessera_") and f.endswith(".so"))
+    assert names == on_disk
+    for lib in libs:
+        assert lib["loaded"], lib
+        assert lib["error"] == "", lib
+
+
+def test_a_device_library_that_fails_to_load_is_reported(tmp_path):
+    """A broken device library in the package folder: the import still works
+    with the other devices, and device_libraries() says what failed."""
+    package_dir = os.path.dirname(torch_tessera.__file__)
+    broken = os.path.join(package_dir, "libtessera_zz_broken_test.so")
+    with open(broken, "w") as f:
+        f.write("not an ELF file")
+    try:
+        probe = textwrap.dedent("""
+            import torch, torch_tessera
+            bad = [l for l in torch_tessera.device_libraries() if not l["loaded"]]
+            print(len(bad), "zz_broken" in bad[0]["path"], bool(bad[0]["error"]))
+            print(torch.ones(2, device="tessera").sum().item())
+        """)
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == ["1", "True", "True", "2.0"]
+        assert "cannot load device library" in out.stderr
+    finally:
+        os.remove(broken)

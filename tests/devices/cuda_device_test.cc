@@ -1,0 +1,267 @@
+// The CUDA device: on a machine without a GPU (CI), zero devices and clear
+// errors; with one, enumeration, raw memory and copies in every direction,
+// streams and events (the pattern of the Vulkan device test), the caching
+// allocator on device memory (out of memory under a memory fraction, then
+// recovery), and that the kernels of the op set run natively.
+// The GPU cases are skipped, not passed, on a machine without one.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "devices/cuda/cuda_device.h"
+#include "runtime/alloc/caching_allocator.h"
+#include "runtime/core/error.h"
+#include "runtime/device/device_registry.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_registry.h"
+#include "runtime/ops/ops.h"
+#include "runtime/stream/event.h"
+#include "runtime/stream/stream.h"
+#include "tests/ops/reference.h"
+#include "tests/support/skip.h"
+
+using namespace tessera;
+
+namespace {
+
+DeviceInterface* cuda_interface() { return DeviceRegistry::instance().find("cuda"); }
+
+bool have_cuda() {
+  DeviceInterface* iface = cuda_interface();
+  return iface != nullptr && iface->device_count() > 0;
+}
+
+Device gpu() { return Device::parse("cuda:0"); }
+
+std::vector<double> host_values(const Tensor& t) {
+  return tessera::testing::read_strided(t.to(host_device()));
+}
+
+}  // namespace
+
+#define REQUIRE_CUDA() \
+  if (!have_cuda()) TESSERA_SKIP("no CUDA device on this machine (" + cuda::unavailable_reason() + ")")
+
+TEST_CASE("cuda: without a GPU there are zero devices and clear errors", "[cuda][no_gpu]") {
+  DeviceInterface* iface = cuda_interface();
+  REQUIRE(iface != nullptr);  // the type registers whether or not CUDA works
+  if (iface->device_count() > 0) TESSERA_SKIP("this machine has a CUDA device");
+  CHECK(iface->device_count() == 0);
+  CHECK(iface->device_count() == 0);  // asking again is just as quiet
+  CHECK_FALSE(cuda::unavailable_reason().empty());
+  CHECK_THROWS_AS(iface->properties(0), ValueError);
+  CHECK_THROWS_AS(cuda::device_info(0), ValueError);
+  CHECK_THROWS_AS(iface->raw_allocate(0, 16), ValueError);
+  try {
+    zeros({2}, TensorOptions(Device::parse("cuda:0")));
+    FAIL("making a tensor on an absent GPU must fail");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("cuda:0") != std::string::npos);
+  }
+  // The host keeps working.
+  CHECK(ones({3}).to_vector<double>() == std::vector<double>{1, 1, 1});
+}
+
+TEST_CASE("cuda: every kernel of the op set is registered", "[cuda]") {
+  // Registration happens with or without a GPU: a kernel missing here
+  // would run through the CPU fallback there.
+  const auto cuda_ops = KernelRegistry::instance().ops_for(DeviceType::from_name("cuda"));
+  const auto cpu_ops = KernelRegistry::instance().ops_for(DeviceType::from_name("cpu"));
+  CHECK(cuda_ops == cpu_ops);
+}
+
+TEST_CASE("cuda: enumeration and properties", "[cuda]") {
+  REQUIRE_CUDA();
+  DeviceInterface& iface = *cuda_interface();
+  const DeviceProperties p = iface.properties(0);
+  CHECK_FALSE(p.name.empty());
+  CHECK(p.vendor == "NVIDIA");
+  CHECK(p.total_memory > 0);
+  CHECK(p.compute_units > 0);
+  CHECK_FALSE(p.host_accessible);
+  CHECK_FALSE(p.software);
+  const MemoryInfo m = iface.memory_info(0);
+  CHECK(m.total > 0);
+  CHECK(m.free <= m.total);
+  const cuda::CudaDeviceInfo info = cuda::device_info(0);
+  CHECK(info.compute_capability >= 70);
+  CHECK(info.multiprocessors == p.compute_units);
+  CHECK(info.l2_cache_bytes > 0);
+  CHECK(info.driver_version >= info.runtime_version);
+  CHECK_FALSE(info.pci_bus_id.empty());
+  CHECK_FALSE(info.failed);
+  CHECK(cuda::unavailable_reason().empty());
+  CHECK_THROWS_AS(iface.properties(iface.device_count()), ValueError);
+}
+
+TEST_CASE("cuda: raw memory and copies in every direction", "[cuda]") {
+  REQUIRE_CUDA();
+  DeviceInterface& iface = *cuda_interface();
+  NativeStream s = iface.default_stream(0);
+  const size_t n = 1000;
+  std::vector<uint32_t> src(n), back(n, 0);
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint32_t>(i * 2654435761u);
+  void* a = iface.raw_allocate(0, n * 4);
+  void* b = iface.raw_allocate(0, n * 4);
+  REQUIRE(a != nullptr);
+  REQUIRE(b != nullptr);
+  CHECK(a != b);
+  iface.copy_sync(CopyKind::kHostToDevice, a, src.data(), n * 4, 0, s);
+  iface.copy_sync(CopyKind::kDeviceToDevice, b, a, n * 4, 0, s);
+  iface.copy_sync(CopyKind::kDeviceToHost, back.data(), b, n * 4, 0, s);
+  CHECK(back == src);
+  // Interior pointers are plain device addresses.
+  uint32_t marker[3] = {7, 8, 9};
+  iface.copy_sync(CopyKind::kHostToDevice, static_cast<char*>(a) + 400, marker, sizeof(marker), 0, s);
+  iface.copy_sync(CopyKind::kDeviceToHost, back.data(), a, n * 4, 0, s);
+  CHECK(back[99] == src[99]);
+  CHECK(back[100] == 7);
+  CHECK(back[102] == 9);
+  CHECK(back[103] == src[103]);
+  iface.raw_free(0, a);
+  iface.raw_free(0, b);
+  // An impossible request is out of memory (nullptr), not an error.
+  CHECK(iface.raw_allocate(0, size_t{1} << 62) == nullptr);
+  CHECK_FALSE(cuda::device_info(0).failed);
+}
+
+TEST_CASE("cuda: default stream and created streams", "[cuda][stream]") {
+  REQUIRE_CUDA();
+  Stream d = Stream::default_stream(gpu());
+  CHECK(d.is_default());
+  CHECK(d.device() == gpu());
+  CHECK(current_stream(gpu()) == d);
+  CHECK(d.native() != nullptr);  // the device's own non-blocking stream
+  d.synchronize();
+  CHECK(d.query());
+  std::set<void*> natives;
+  for (int i = 0; i < 5; ++i) natives.insert(Stream::create(gpu()).native());
+  CHECK(natives.size() == 5);
+  CHECK(natives.count(d.native()) == 0);
+  Stream s1 = Stream::create(gpu());
+  {
+    StreamGuard g(s1);
+    CHECK(current_stream(gpu()) == s1);
+  }
+  CHECK(current_stream(gpu()).is_default());
+}
+
+TEST_CASE("cuda: events record, query, synchronize and time", "[cuda][event]") {
+  REQUIRE_CUDA();
+  Stream s = Stream::create(gpu());
+  Event start(gpu());
+  Event end(gpu());
+  start.record(s);
+  Tensor a;
+  {
+    StreamGuard g(s);
+    a = ones({1024, 1024}, TensorOptions(gpu()));
+    for (int i = 0; i < 10; ++i) a = add(a, a);
+  }
+  end.record(s);
+  end.synchronize();
+  CHECK(end.query());
+  CHECK(start.query());
+  const double ms = start.elapsed_time(end);
+  CHECK(ms >= 0.0);
+  CHECK(ms < 60000.0);
+  CHECK(host_values(a) == std::vector<double>(1024 * 1024, 1024.0));
+  Event fresh(gpu());
+  CHECK_THROWS(fresh.elapsed_time(end));
+}
+
+TEST_CASE("cuda: a stream blocked on an event sees the work before it", "[cuda][event]") {
+  REQUIRE_CUDA();
+  Stream producer = Stream::create(gpu());
+  Stream consumer = Stream::create(gpu());
+  Tensor x = zeros({1000, 1000}, TensorOptions(gpu()));
+  Tensor one = ones({1000, 1000}, TensorOptions(gpu()));
+  synchronize(gpu());
+  Event ready(gpu());
+  {
+    StreamGuard g(producer);
+    for (int i = 0; i < 20; ++i) x.add_(one);  // long enough to race
+    ready.record(producer);
+  }
+  ready.block(consumer);
+  Tensor y;
+  {
+    StreamGuard g(consumer);
+    y = mul(x, x);
+  }
+  consumer.synchronize();
+  CHECK(tessera::testing::close_report(host_values(y), std::vector<double>(1000000, 400.0)) == "");
+}
+
+TEST_CASE("cuda: ops on several streams from several threads", "[cuda][stream]") {
+  REQUIRE_CUDA();
+  std::vector<std::thread> threads;
+  std::vector<std::vector<double>> results(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &results] {
+      Stream st = Stream::create(gpu());
+      StreamGuard g(st);
+      Tensor v = full({1000}, static_cast<double>(t + 1), TensorOptions(gpu()));
+      for (int k = 0; k < 5; ++k) v = add(v, v);
+      st.synchronize();
+      results[t] = host_values(v);
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) CHECK(results[t] == std::vector<double>(1000, (t + 1) * 32.0));
+  synchronize(gpu());
+}
+
+TEST_CASE("cuda: out of memory under a memory fraction, then recovery", "[cuda][memory]") {
+  REQUIRE_CUDA();
+  CachingAllocator& alloc = CachingAllocator::get(gpu());
+  const MemoryInfo m = cuda_interface()->memory_info(0);
+  alloc.set_memory_fraction(0.05);
+  const int64_t too_many = static_cast<int64_t>(m.total / 4 / 4);  // a quarter of the GPU, in floats
+  try {
+    empty({too_many}, TensorOptions(gpu()));
+    FAIL("an allocation over the memory fraction must fail");
+  } catch (const OutOfMemoryError& e) {
+    CHECK(std::string(e.what()).find("cuda:0") != std::string::npos);
+  }
+  alloc.set_memory_fraction(1.0);
+  Tensor fits = full({1 << 20}, 2.0, TensorOptions(gpu()));
+  CHECK(host_values(sum(fits))[0] == 2.0 * (1 << 20));
+  CHECK_FALSE(cuda::device_info(0).failed);
+}
+
+TEST_CASE("cuda: the op set runs natively, never through the CPU fallback", "[cuda][kernels]") {
+  REQUIRE_CUDA();
+  reset_cpu_fallback_counts();
+  set_cpu_fallback_enabled(false);
+  struct Restore {
+    ~Restore() { set_cpu_fallback_enabled(true); }
+  } restore;
+  const TensorOptions on(gpu());
+  Tensor a = randn({64, 32}, on);
+  Tensor b = randn({32, 16}, on);
+  Tensor idx = randint(0, 64, {10}, TensorOptions(DType::kI64, gpu()));
+  Tensor mm_ab = mm(a, b);
+  Tensor s = softmax(a, 1);
+  Tensor ln = layer_norm(a, {32});
+  Tensor sel = index_select(a, 0, idx);
+  Tensor srt = argsort(a, 1);
+  Tensor cs = cumsum(a, 1);
+  Tensor nz = nonzero(gt(a, Scalar(1.0)));
+  Tensor am = argmax(a, 1);
+  synchronize(gpu());
+  CHECK(cpu_fallback_counts().empty());
+  // Against the CPU device.
+  const Tensor ha = a.to(host_device()), hb = b.to(host_device());
+  CHECK(tessera::testing::close_report(host_values(mm_ab), host_values(mm(ha, hb)), 1e-4, 1e-4) == "");
+  CHECK(tessera::testing::close_report(host_values(s), host_values(softmax(ha, 1)), 1e-5, 1e-6) == "");
+  CHECK(tessera::testing::close_report(host_values(cs), host_values(cumsum(ha, 1)), 1e-5, 1e-5) == "");
+  CHECK(host_values(am) == host_values(argmax(ha, 1)));
+  CHECK(host_values(nz) == host_values(nonzero(gt(ha, Scalar(1.0)))));
+}
