@@ -1,5 +1,15 @@
 // Op throughput on one Tessera device (the CPU device by default, or
-// `--device vulkan:0`), for comparison with PyTorch in the same run.
+// `--device vulkan:0`, `--device cuda:0`), for comparison with PyTorch in
+// the same run.
+//
+// Two suites of shapes: "cpu" (16M-element elementwise ops, 4096x4096 rows,
+// GEMMs up to 2048), the default for the CPU and Vulkan devices; and "gpu"
+// (the CUDA issue's shapes: 16M and 256M elements, [8192, 8192] and
+// [32768, 1024] rows, 4096 GEMMs in f32, TF32, f16 and bf16, a ResNet
+// convolution at batch 32, and the latency of a 1-element add), the
+// default for the CUDA device. `--suite` picks one explicitly.
+// bench/compare_torch.py times the cpu suite against torch on the CPU,
+// bench/compare_torch_gpu.py the gpu suite against torch.cuda.
 //
 // bench/compare_torch.py runs this binary and the same benchmarks in torch
 // in one run, at the same thread count, and prints the ratios; see
@@ -232,9 +242,11 @@ Result run_bench(std::string name, std::string op, std::string shape, std::strin
     }
   }
   if (r.status == "ok") {
-    std::printf("  %-26s %-32s %10.3f ms %9.2f %s  (%d x %d calls)\n", r.name.c_str(),
-                r.op.c_str(), r.timing.median_s * 1e3, r.throughput(), r.unit.c_str(),
-                r.timing.repeats, r.timing.calls_per_repeat);
+    // Microseconds for the short ops (launch latency), milliseconds otherwise.
+    const bool short_op = r.timing.median_s < 1e-4;
+    std::printf("  %-26s %-32s %10.3f %s %9.2f %s  (%d x %d calls)\n", r.name.c_str(),
+                r.op.c_str(), r.timing.median_s * (short_op ? 1e6 : 1e3), short_op ? "us" : "ms",
+                r.throughput(), r.unit.c_str(), r.timing.repeats, r.timing.calls_per_repeat);
   } else {
     std::printf("  %-26s %-32s %s: %s\n", r.name.c_str(), r.op.c_str(), r.status.c_str(),
                 r.error.c_str());
@@ -356,6 +368,81 @@ std::vector<Result> op_benches() {
   return out;
 }
 
+// The gpu suite (see the top of the file). Inputs are made on the host and
+// copied over; f16/bf16 GEMM inputs are converted on the device.
+std::vector<Result> gpu_op_benches() {
+  std::vector<Result> out;
+  for (int64_t n : {int64_t{1} << 24, int64_t{1} << 28}) {
+    const std::string tag = n == (int64_t{1} << 24) ? "16M" : "256M";
+    const Tensor a = input({n}), b = input({n});
+    const double bytes = 3.0 * 4.0 * static_cast<double>(n);
+    if (n == (int64_t{1} << 28)) {  // the roofline at the larger size
+      Tensor dst = empty({n}, TensorOptions(DType::kF32, bench_device()));
+      out.push_back(run_bench("memcpy_device_256M", "dst.copy_(src)", shape_str({n}), "GB/s",
+                              2.0 * 4.0 * n, OpCall([&] {
+                                dst.copy_(a);
+                                return Tensor();
+                              })));
+    }
+    out.push_back(run_bench("add_f32_" + tag, "add(a, b)", shape_str({n}), "GB/s", bytes,
+                            OpCall([&] { return add(a, b); })));
+    out.push_back(run_bench("mul_f32_" + tag, "mul(a, b)", shape_str({n}), "GB/s", bytes,
+                            OpCall([&] { return mul(a, b); })));
+  }
+  for (const Shape& shape : {Shape{8192, 8192}, Shape{32768, 1024}}) {
+    const int64_t rows = shape[0], cols = shape[1];
+    const double elems = static_cast<double>(rows) * cols;
+    const Tensor x = input(shape), weight = input({cols}), bias = input({cols});
+    const std::string tag = std::to_string(rows) + "x" + std::to_string(cols);
+    if (rows == 8192) {
+      out.push_back(run_bench("sum_f32_" + tag, "sum(x)", shape_str(shape), "GB/s",
+                              4.0 * elems, OpCall([&] { return sum(x); })));
+      out.push_back(run_bench("sum_dim1_f32_" + tag, "sum(x, {1})", shape_str(shape), "GB/s",
+                              4.0 * (elems + rows), OpCall([&] { return sum(x, Shape{1}); })));
+    }
+    out.push_back(run_bench("softmax_f32_" + tag, "softmax(x, 1)", shape_str(shape), "GB/s",
+                            8.0 * elems, softmax_call(x)));
+    out.push_back(run_bench("layer_norm_f32_" + tag, "layer_norm(x, {cols}, w, b)",
+                            shape_str(shape), "GB/s", 8.0 * elems + 8.0 * cols,
+                            layer_norm_call(x, weight, bias)));
+  }
+  {  // Square GEMMs at 4096: f32 (TF32 off, then on), f16, bf16.
+    const int64_t n = 4096;
+    const double flops = 2.0 * static_cast<double>(n) * n * n;
+    const std::string shape = shape_str({n, n}) + " @ " + shape_str({n, n});
+    const Tensor a = input({n, n}), b = input({n, n});
+    const MatmulPrecision before = float32_matmul_precision();
+    set_float32_matmul_precision(MatmulPrecision::kHighest);
+    out.push_back(run_bench("matmul_f32_4096", "matmul(a, b)", shape, "GFLOP/s", flops,
+                            OpCall([&] { return matmul(a, b); })));
+    set_float32_matmul_precision(MatmulPrecision::kHigh);
+    out.push_back(run_bench("matmul_tf32_4096", "matmul(a, b), precision high", shape,
+                            "GFLOP/s", flops, OpCall([&] { return matmul(a, b); })));
+    set_float32_matmul_precision(before);
+    for (DType dtype : {DType::kF16, DType::kBF16}) {
+      const Tensor ah = a.to(dtype), bh = b.to(dtype);
+      const std::string tag = dtype == DType::kF16 ? "f16" : "bf16";
+      out.push_back(run_bench("matmul_" + tag + "_4096", "matmul(a, b)", shape, "GFLOP/s",
+                              flops, OpCall([&] { return matmul(ah, bh); })));
+    }
+  }
+  {  // ResNet-50's 3x3 layer of stage 1 at batch 32.
+    const int64_t N = 32, C = 64, K = 64, H = 56, W = 56, R = 3, S = 3;
+    const Tensor x = input({N, C, H, W}), weight = input({K, C, R, S}), bias = input({K});
+    const double flops = 2.0 * N * K * C * R * S * H * W;
+    out.push_back(run_bench("conv2d_f32_resnet_b32", "conv2d(x, w, b, pad 1)",
+                            shape_str({N, C, H, W}) + " * " + shape_str({K, C, R, S}), "GFLOP/s",
+                            flops, conv2d_call(x, weight, bias)));
+  }
+  {  // Launch overhead: a 1-element add, enqueued asynchronously; the figure
+     // is calls per second (work 1e9 per call over seconds over 1e9).
+    const Tensor a = input({1}), b = input({1});
+    out.push_back(run_bench("add_latency_1", "add(a, b), 1 element", shape_str({1}),
+                            "Gcall/s", 1.0, OpCall([&] { return add(a, b); })));
+  }
+  return out;
+}
+
 // -- Output.
 
 int thread_count() {
@@ -414,8 +501,9 @@ int write_json(const std::string& json) {
   return 0;
 }
 
-int run(const std::string& device_text) {
+int run(const std::string& device_text, std::string suite) {
   bench_device() = Device::parse(device_text);
+  if (suite.empty()) suite = bench_device().type.name() == "cuda" ? "gpu" : "cpu";
   DeviceInterface* iface = DeviceRegistry::instance().find(bench_device().type.name());
   if (iface == nullptr || bench_device().index >= iface->device_count()) {
     std::printf("ops_bench: no device %s on this machine; nothing to time\n",
@@ -430,16 +518,21 @@ int run(const std::string& device_text) {
   std::printf("  %-26s %-32s %13s %s\n", "benchmark", "call", "median", "throughput");
 
   std::vector<Result> results;
-  if (bench_device() == host_device()) {
+  if (suite == "gpu") {
+    results.push_back(device_copy_bench(int64_t{1} << 24));
+    for (Result& r : gpu_op_benches()) results.push_back(std::move(r));
+  } else if (bench_device() == host_device()) {
     results = memcpy_benches(int64_t{1} << 24, threads);
   } else {
     results.push_back(device_copy_bench(int64_t{1} << 24));
   }
-  for (Result& r : op_benches()) results.push_back(std::move(r));
+  if (suite == "cpu") {
+    for (Result& r : op_benches()) results.push_back(std::move(r));
+  }
 
   std::string json = to_json(props.name, threads, results);
   json.insert(1, "\"device_id\": \"" + json_escape(bench_device().to_string()) +
-                     "\", \"status\": \"ok\", ");
+                     "\", \"suite\": \"" + suite + "\", \"status\": \"ok\", ");
   if (int rc = write_json(json); rc != 0) return rc;
   // Errors (an op that threw) fail the run; absent ops do not.
   const bool any_error = std::any_of(results.begin(), results.end(),
@@ -452,19 +545,27 @@ int run(const std::string& device_text) {
 
 int main(int argc, char** argv) {
   std::string device = "cpu";
+  std::string suite;  // by the device: gpu for cuda, cpu otherwise
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--device" && i + 1 < argc) {
       device = argv[++i];
     } else if (arg.rfind("--device=", 0) == 0) {
       device = arg.substr(9);
+    } else if ((arg == "--suite" && i + 1 < argc) || arg.rfind("--suite=", 0) == 0) {
+      suite = arg == "--suite" ? argv[++i] : arg.substr(8);
+      if (suite != "cpu" && suite != "gpu") {
+        std::fprintf(stderr, "ops_bench: --suite is cpu or gpu, not '%s'\n", suite.c_str());
+        return 2;
+      }
     } else {
-      std::fprintf(stderr, "usage: ops_bench [--device cpu|vulkan:0|...]\n");
+      std::fprintf(stderr,
+                   "usage: ops_bench [--device cpu|vulkan:0|cuda:0|...] [--suite cpu|gpu]\n");
       return 2;
     }
   }
   try {
-    return tessera::run(device);
+    return tessera::run(device, suite);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ops_bench: %s\n", e.what());
     return 1;
