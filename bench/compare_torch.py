@@ -66,12 +66,15 @@ MEMCPY_GOALS = {"add_f32_16M": 0.8, "mul_f32_16M": 0.8}
 
 # -- torch side ---------------------------------------------------------------
 
-def time_calls(fn):
-    """Seconds per call of fn, as ops_bench.cc's time_calls measures it."""
+def time_calls(fn, sync=lambda: None):
+    """Seconds per call of fn, as ops_bench.cc's time_calls measures it;
+    sync() closes each timed span (a device synchronize for a GPU)."""
     for _ in range(WARMUP_CALLS):
         fn()
+    sync()
     t0 = time.perf_counter()
     fn()
+    sync()
     one = max(time.perf_counter() - t0, 1e-9)
     calls = min(max(round(TARGET_REPEAT_SECONDS / one), 1), 10000)
     repeats = 3 if one > 0.5 else 7
@@ -80,6 +83,7 @@ def time_calls(fn):
         t0 = time.perf_counter()
         for _ in range(calls):
             fn()
+        sync()
         per_call.append((time.perf_counter() - t0) / calls)
     per_call.sort()
     return {"seconds": per_call[len(per_call) // 2], "min_seconds": per_call[0],

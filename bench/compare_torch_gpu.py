@@ -27,7 +27,6 @@ import datetime
 import json
 import platform
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -121,30 +120,6 @@ def torch_benchmarks(torch, device):
     return out
 
 
-def time_cuda_calls(torch, fn):
-    """compare_torch.time_calls with a synchronize closing each span."""
-    sync = torch.cuda.synchronize
-    for _ in range(compare_torch.WARMUP_CALLS):
-        fn()
-    sync()
-    t0 = time.perf_counter()
-    fn()
-    sync()
-    one = max(time.perf_counter() - t0, 1e-9)
-    calls = min(max(round(compare_torch.TARGET_REPEAT_SECONDS / one), 1), 10000)
-    repeats = 3 if one > 0.5 else 7
-    per_call = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        sync()
-        per_call.append((time.perf_counter() - t0) / calls)
-    per_call.sort()
-    return {"seconds": per_call[len(per_call) // 2], "min_seconds": per_call[0],
-            "repeats": repeats, "calls_per_repeat": calls}
-
-
 def run_torch(device):
     import torch
 
@@ -154,7 +129,7 @@ def run_torch(device):
         for name, unit, work, fn, setup in torch_benchmarks(torch, device):
             setup()
             try:
-                t = time_cuda_calls(torch, fn)
+                t = compare_torch.time_calls(fn, torch.cuda.synchronize)
                 t.update(status="ok", unit=unit, work=work, throughput=work / t["seconds"] / 1e9)
                 print(f"  {name:<28} {t['seconds'] * 1e3:10.4f} ms "
                       f"{t['throughput']:10.2f} {unit}", flush=True)

@@ -18,6 +18,7 @@
 #include "devices/cuda/kernels/device_types.cuh"
 #include "devices/cuda/kernels/kernels.h"
 #include "devices/cuda/kernels/launch.h"
+#include "devices/cuda/kernels/row_group.cuh"
 #include "devices/cuda/kernels/warp_reduce.cuh"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
@@ -25,9 +26,6 @@
 namespace tessera::cuda {
 namespace {
 
-constexpr int64_t kWarpRowMax = 1024;  // rows up to this long get a warp
-constexpr int kLongRowThreads = 1024;
-constexpr int64_t kLongRowMin = 8192;  // rows this long get kLongRowThreads
 // Column sums: about this many blocks in all, each chunk at least this
 // many rows (depends only on the shape, so results are reproducible).
 constexpr int64_t kColumnTargetBlocks = 1024;
@@ -72,51 +70,11 @@ const T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data<T>() : nullptr;
 }
 
-// ---------------------------------------------------------------------------
-// Row groups (see softmax.cu): a warp or the whole block shares one row,
-// and every thread of the group gets combined values.
-
-template <typename C>
-struct Add {
-  __device__ C operator()(C a, C b) const { return a + b; }
-};
-
-// kBlock: every thread of the block must call; otherwise every lane of the
-// warp. scratch[32] and result are __shared__.
+// Every thread of a row group gets the sum (row_group.cuh).
 template <bool kBlock, typename C>
 __device__ __forceinline__ C group_sum(C v, C* scratch, C* result) {
-  if constexpr (kBlock) {
-    v = block_combine(v, Add<C>{}, scratch);
-    // The next block_combine starts with a __syncthreads, so every thread
-    // has read *result before thread 0 overwrites it.
-    if (threadIdx.x == 0) *result = v;
-    __syncthreads();
-    return *result;
-  } else {
-    v = warp_combine(v, Add<C>{});
-    return __shfl_sync(0xffffffffu, v, 0);
-  }
+  return group_all<kBlock>(v, Add<C>{}, scratch, result);
 }
-
-template <bool kBlock>
-struct RowGroup {
-  int64_t first_row, row_step;
-  int rank, size;
-  __device__ RowGroup() {
-    if constexpr (kBlock) {
-      first_row = blockIdx.x;
-      row_step = gridDim.x;
-      rank = threadIdx.x;
-      size = blockDim.x;
-    } else {
-      const int64_t warps = blockDim.x / 32;
-      first_row = static_cast<int64_t>(blockIdx.x) * warps + threadIdx.x / 32;
-      row_step = static_cast<int64_t>(gridDim.x) * warps;
-      rank = threadIdx.x % 32;
-      size = 32;
-    }
-  }
-};
 
 // ---------------------------------------------------------------------------
 // Kernels. Row loops are uniform across a group, so every thread of a

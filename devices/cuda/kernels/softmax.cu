@@ -15,18 +15,13 @@
 #include "devices/cuda/kernels/device_types.cuh"
 #include "devices/cuda/kernels/kernels.h"
 #include "devices/cuda/kernels/launch.h"
+#include "devices/cuda/kernels/row_group.cuh"
 #include "devices/cuda/kernels/warp_reduce.cuh"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
 
 namespace tessera::cuda {
 namespace {
-
-// Rows up to this long get a warp; longer ones a block.
-constexpr int64_t kWarpRowMax = 1024;
-// Threads per block for rows long enough to keep them all busy.
-constexpr int kLongRowThreads = 1024;
-constexpr int64_t kLongRowMin = 8192;
 
 // ---------------------------------------------------------------------------
 // Row views: `dim` moved last, contiguous.
@@ -60,59 +55,6 @@ class RowsOut {
 };
 
 // ---------------------------------------------------------------------------
-// Combining within the threads of one row (a warp or the whole block); every
-// thread of the group gets the result.
-
-template <typename C>
-struct Add {
-  __device__ C operator()(C a, C b) const { return a + b; }
-};
-template <typename C>
-struct Max {
-  __device__ C operator()(C a, C b) const { return dm::nan_max(a, b); }
-};
-
-// kBlock: the block's threads share one row (uses __syncthreads; the call
-// must be reached by every thread of the block). Otherwise a warp (all 32
-// lanes must call). scratch[32] and result are __shared__.
-template <bool kBlock, typename C, typename F>
-__device__ __forceinline__ C group_all(C v, const F& f, C* scratch, C* result) {
-  if constexpr (kBlock) {
-    v = block_combine(v, f, scratch);
-    // The next block_combine starts with a __syncthreads, so every thread
-    // has read *result before thread 0 overwrites it.
-    if (threadIdx.x == 0) *result = v;
-    __syncthreads();
-    return *result;
-  } else {
-    v = warp_combine(v, f);
-    return __shfl_sync(0xffffffffu, v, 0);
-  }
-}
-
-// Which row a thread's group starts on, the group size and the thread's
-// rank in it, and the row step of the grid-stride loop.
-template <bool kBlock>
-struct RowGroup {
-  int64_t first_row, row_step;
-  int rank, size;
-  __device__ RowGroup() {
-    if constexpr (kBlock) {
-      first_row = blockIdx.x;
-      row_step = gridDim.x;
-      rank = threadIdx.x;
-      size = blockDim.x;
-    } else {
-      const int64_t warps = blockDim.x / 32;
-      first_row = static_cast<int64_t>(blockIdx.x) * warps + threadIdx.x / 32;
-      row_step = static_cast<int64_t>(gridDim.x) * warps;
-      rank = threadIdx.x % 32;
-      size = 32;
-    }
-  }
-};
-
-// ---------------------------------------------------------------------------
 // Kernels. The row loops are uniform across a group (a warp's lanes share
 // a row; a block's threads share a row), so the collective calls inside
 // are reached by every thread that must take part.
@@ -132,7 +74,7 @@ __global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
     T* yr = y + row * n;
     C mx = -std::numeric_limits<C>::infinity();
     for (int64_t i = g.rank; i < n; i += g.size) mx = dm::nan_max(mx, convert<C>(xr[i]));
-    mx = group_all<kBlock>(mx, Max<C>{}, scratch, &result);
+    mx = group_all<kBlock>(mx, NanMax<C>{}, scratch, &result);
     C sum = 0;
     for (int64_t i = g.rank; i < n; i += g.size) sum += dm::exp(convert<C>(xr[i]) - mx);
     sum = group_all<kBlock>(sum, Add<C>{}, scratch, &result);

@@ -1,0 +1,72 @@
+// Row kernels (softmax, layer_norm, rms_norm) view their input as [M, N]
+// contiguous rows and give each row to a group of threads: a warp for a
+// short row, the whole block for a long one. This header holds what those
+// kernels share: the size thresholds, which rows a thread's group walks,
+// and combining a value across the group so every thread gets the result.
+// Combination follows a fixed tree (warp_reduce.cuh), so results are the
+// same bits on every run.
+#pragma once
+
+#include <cstdint>
+
+#include "devices/cuda/kernels/device_math.cuh"
+#include "devices/cuda/kernels/warp_reduce.cuh"
+
+namespace tessera::cuda {
+
+inline constexpr int64_t kWarpRowMax = 1024;  // rows up to this long get a warp
+inline constexpr int kLongRowThreads = 1024;  // threads for rows of kLongRowMin or more
+inline constexpr int64_t kLongRowMin = 8192;  // (shorter long rows get kBlockSize)
+
+template <typename C>
+struct Add {
+  __device__ C operator()(C a, C b) const { return a + b; }
+};
+
+template <typename C>
+struct NanMax {
+  __device__ C operator()(C a, C b) const { return dm::nan_max(a, b); }
+};
+
+// Which row a thread's group starts on, the group size and the thread's
+// rank in it, and the row step of the grid-stride loop.
+template <bool kBlock>
+struct RowGroup {
+  int64_t first_row, row_step;
+  int rank, size;
+  __device__ RowGroup() {
+    if constexpr (kBlock) {
+      first_row = blockIdx.x;
+      row_step = gridDim.x;
+      rank = threadIdx.x;
+      size = blockDim.x;
+    } else {
+      const int64_t warps = blockDim.x / 32;
+      first_row = static_cast<int64_t>(blockIdx.x) * warps + threadIdx.x / 32;
+      row_step = static_cast<int64_t>(gridDim.x) * warps;
+      rank = threadIdx.x % 32;
+      size = 32;
+    }
+  }
+};
+
+// v combined by f over the group; every thread of the group gets it.
+// kBlock: uses __syncthreads, so every thread of the block must call.
+// Otherwise all 32 lanes of the warp must call. scratch[32] and result are
+// __shared__.
+template <bool kBlock, typename C, typename F>
+__device__ __forceinline__ C group_all(C v, const F& f, C* scratch, C* result) {
+  if constexpr (kBlock) {
+    v = block_combine(v, f, scratch);
+    // The next block_combine starts with a __syncthreads, so every thread
+    // has read *result before thread 0 overwrites it.
+    if (threadIdx.x == 0) *result = v;
+    __syncthreads();
+    return *result;
+  } else {
+    v = warp_combine(v, f);
+    return __shfl_sync(0xffffffffu, v, 0);
+  }
+}
+
+}  // namespace tessera::cuda
