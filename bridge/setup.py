@@ -5,6 +5,10 @@ and its devices (libtessera_<device>.so), which are copied beside it
 (//bridge:package_files lists them); Bazel finds torch and Python through
 the interpreter running this build (PYTHON_BIN_PATH), so the build never
 fetches another torch.
+
+TESSERA_BRIDGE_FILES picks the list: package_files (every device, the
+default) or package_files_quick (all but CUDA, whose kernels take minutes
+to compile; ./dev demo uses it on a machine without an NVIDIA GPU).
 """
 
 import os
@@ -31,12 +35,16 @@ class BuildExtensionWithBazel(build_py):
             )
         if shutil.which("bazel") is None:
             raise SystemExit("torch_tessera needs Bazel to build (./dev setup installs it)")
+        files = os.environ.get("TESSERA_BRIDGE_FILES") or "package_files"
+        if files not in ("package_files", "package_files_quick"):
+            raise SystemExit(f"TESSERA_BRIDGE_FILES={files!r}: expected package_files "
+                             "or package_files_quick")
         subprocess.check_call(
             ["bazel", "build", f"--repo_env=PYTHON_BIN_PATH={sys.executable}",
-             "//bridge:package_files"],
+             f"//bridge:{files}"],
             cwd=ROOT,
         )
-        with open(os.path.join(ROOT, "bazel-bin", "bridge", "package_files.txt")) as listing:
+        with open(os.path.join(ROOT, "bazel-bin", "bridge", f"{files}.txt")) as listing:
             built = [line.strip() for line in listing if line.strip()]
         package = os.path.join(HERE, "torch_tessera")
         # A device library from an earlier build would load against this
