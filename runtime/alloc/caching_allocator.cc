@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <limits>
+#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -60,6 +61,27 @@ struct PendingEvent {
   Block* block;
 };
 
+// A live segment: its first block (the same Block for the segment's whole
+// life, see free_block) and its size.
+struct Segment {
+  Block* head;
+  size_t size;
+};
+
+BlockState state_of(const Block& b) {
+  if (!b.allocated) return BlockState::kFree;
+  return b.event_count > 0 ? BlockState::kPendingFree : BlockState::kAllocated;
+}
+
+BlockSnapshot snapshot_of(const Block& b) {
+  BlockSnapshot out;
+  out.address = reinterpret_cast<uintptr_t>(b.ptr);
+  out.size = b.size;
+  out.state = state_of(b);
+  out.requested = out.state == BlockState::kAllocated ? b.requested : 0;
+  return out;
+}
+
 }  // namespace
 
 struct CachingAllocator::Impl {
@@ -76,6 +98,9 @@ struct CachingAllocator::Impl {
   // in order, so polling can stop at the first one not yet reached.
   std::unordered_map<uint32_t, std::deque<PendingEvent>> pending;
   std::vector<Block*> spare_blocks;  // recycled Block structs (hot path: no new)
+  // Live segments by address: changes only when the device allocates or
+  // frees, and lets snapshot() and block lookups by address skip the pools.
+  std::map<uintptr_t, Segment> segments;
   AllocatorStats stats;
   double fraction = 1.0;
   size_t reserved_limit = std::numeric_limits<size_t>::max();
@@ -166,7 +191,9 @@ struct CachingAllocator::Impl {
     char* p = static_cast<char*>(raw_allocate_limited(size));
     if (p == nullptr) return nullptr;
     stats.segment_count.increase(1);
-    return new_block(stream, p, size, &pool);
+    Block* b = new_block(stream, p, size, &pool);
+    segments.emplace(reinterpret_cast<uintptr_t>(p), Segment{b, size});
+    return b;
   }
 
   void* raw_allocate_limited(size_t size) {
@@ -304,17 +331,19 @@ struct CachingAllocator::Impl {
   }
 
   // The block is no longer used by anyone: merge it with free neighbours
-  // and put the result in its pool.
+  // and put the result in its pool. A free predecessor absorbs the block
+  // (not the other way round), so a segment's first Block never changes
+  // and `segments` needs no update here.
   void free_block(Block* block) {
     block->allocated = false;
     stats.active_bytes.decrease(static_cast<int64_t>(block->size));
     if (Block* prev = block->prev; prev != nullptr && !prev->allocated) {
       pool_erase(prev);
-      block->ptr = prev->ptr;
-      block->size += prev->size;
-      block->prev = prev->prev;
-      if (block->prev != nullptr) block->prev->next = block;
-      recycle_block(prev);
+      prev->size += block->size;
+      prev->next = block->next;
+      if (prev->next != nullptr) prev->next->prev = prev;
+      recycle_block(block);
+      block = prev;
     }
     if (Block* next = block->next; next != nullptr && !next->allocated) {
       pool_erase(next);
@@ -343,6 +372,7 @@ struct CachingAllocator::Impl {
           continue;
         }
         it = pool->blocks.erase(it);
+        segments.erase(reinterpret_cast<uintptr_t>(b->ptr));
         raw_free_segment(b->ptr, b->size);
         recycle_block(b);
       }
@@ -358,6 +388,7 @@ struct CachingAllocator::Impl {
     }
     stats.segment_count.increase(1);
     Block* b = new_block(stream, static_cast<char*>(p), nbytes, nullptr);
+    segments.emplace(reinterpret_cast<uintptr_t>(p), Segment{b, nbytes});
     b->allocated = true;
     b->requested = nbytes;
     allocated_blocks.insert(p, b);
@@ -375,6 +406,7 @@ struct CachingAllocator::Impl {
     const size_t size = block->size;
     std::vector<Stream> uses = std::move(block->stream_uses);
     stats.active_bytes.decrease(static_cast<int64_t>(size));
+    segments.erase(reinterpret_cast<uintptr_t>(p));
     recycle_block(block);
     lock.unlock();
     for (const Stream& s : uses) s.synchronize();
@@ -508,6 +540,45 @@ void CachingAllocator::reset_accumulated_stats() {
   s.num_ooms = 0;
   s.num_device_allocs = 0;
   s.num_device_frees = 0;
+}
+
+std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<SegmentSnapshot> out;
+  out.reserve(impl_->segments.size());
+  for (const auto& [address, segment] : impl_->segments) {
+    SegmentSnapshot s;
+    s.address = address;
+    s.size = segment.size;
+    s.stream_id = segment.head->stream.id();
+    const BlockPool* pool = segment.head->pool;
+    s.pool = pool == nullptr ? SegmentPool::kDirect
+                             : (pool->is_small ? SegmentPool::kSmall : SegmentPool::kLarge);
+    for (const Block* b = segment.head; b != nullptr; b = b->next) {
+      s.blocks.push_back(snapshot_of(*b));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::optional<BlockSnapshot> CachingAllocator::allocated_block_containing(uintptr_t address,
+                                                                          size_t nbytes) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  // The last segment starting at or before address.
+  auto it = impl_->segments.upper_bound(address);
+  if (it == impl_->segments.begin()) return std::nullopt;
+  --it;
+  const uintptr_t start = it->first;
+  if (address - start >= it->second.size) return std::nullopt;
+  for (const Block* b = it->second.head; b != nullptr; b = b->next) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(b->ptr);
+    if (address < begin || address - begin >= b->size) continue;
+    if (state_of(*b) != BlockState::kAllocated) return std::nullopt;
+    if (nbytes > b->size - (address - begin)) return std::nullopt;  // runs past the block
+    return snapshot_of(*b);
+  }
+  return std::nullopt;
 }
 
 bool CachingAllocator::caching_disabled() const { return impl_->disabled; }

@@ -20,8 +20,11 @@
 #include <cstddef>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "runtime/alloc/allocator.h"
+#include "runtime/alloc/allocator_snapshot.h"
 #include "runtime/alloc/allocator_stats.h"
 #include "runtime/core/device.h"
 #include "runtime/stream/stream.h"
@@ -53,6 +56,17 @@ class CachingAllocator : public Allocator {
 
   AllocatorStats stats() const;
   void reset_peak_stats();
+
+  // Every segment with its blocks, in address order. Costs one pass over
+  // the blocks under the lock: for tools, not for hot paths.
+  std::vector<SegmentSnapshot> snapshot() const;
+
+  // The handed-out block that contains [address, address + nbytes), or
+  // nothing (memory of another allocator, freed or cached memory, a range
+  // that crosses a block's end). Finds the segment in O(log segments) and
+  // walks its blocks.
+  std::optional<BlockSnapshot> allocated_block_containing(uintptr_t address,
+                                                          size_t nbytes) const;
   void reset_accumulated_stats();
 
   // True when TESSERA_DISABLE_CACHING_ALLOCATOR was set at construction.
