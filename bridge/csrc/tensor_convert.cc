@@ -8,6 +8,7 @@
 #include "bridge/csrc/device_list.h"
 #include "bridge/csrc/device_mix.h"
 #include "bridge/csrc/error_translation.h"
+#include "bridge/csrc/foreign_memory.h"
 
 namespace torch_tessera {
 namespace {
@@ -142,8 +143,11 @@ tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
   const tessera::DType dtype = to_runtime_dtype(t.scalar_type(), op);
   const c10::Storage& storage = t.storage();
   const tessera::StoragePtr* runtime = runtime_storage(storage.data_ptr());
-  TORCH_CHECK(runtime != nullptr, op, ": tessera tensor whose memory the tessera allocator did "
-              "not provide");
+  tessera::StoragePtr borrowed;
+  if (runtime == nullptr) {  // e.g. from torch.from_dlpack: see foreign_memory.h
+    borrowed = borrow_foreign_storage(storage, t.device(), op);
+    runtime = &borrowed;
+  }
   if (std::optional<tessera::Tensor> fast = wrap_fast(*runtime, dtype, *t.unsafeGetTensorImpl())) {
     return *std::move(fast);
   }

@@ -29,7 +29,9 @@ c10::Scalar to_torch_scalar(const tessera::Scalar& s);
 // offset). An undefined tensor gives an undefined one. A tensor on another
 // device is an error naming op, unless it is a 0-d CPU tensor, which the
 // runtime receives as a 0-d tensor on its host device (PyTorch lets CPU
-// scalars mix with device tensors).
+// scalars mix with device tensors). A tessera tensor whose memory torch
+// wrapped itself (torch.from_dlpack) borrows it, once checked to be a live
+// allocation of its device (foreign_memory.h).
 tessera::Tensor to_runtime(const at::Tensor& t, const char* op = "tessera");
 std::optional<tessera::Tensor> to_runtime(const std::optional<at::Tensor>& t,
                                           const char* op = "tessera");
