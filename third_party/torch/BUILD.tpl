@@ -31,6 +31,14 @@ cc_library(
     deps = [":python_headers"],
 )
 
+# Kineto's headers (torch's profiler library), for the bridge's profiler
+# plugin alone: a filegroup, so that they enter that library's srcs as
+# private headers and no other compile sees them.
+filegroup(
+    name = "kineto_header_files",
+    srcs = glob(["torch_include/kineto/*.h"]),
+)
+
 cc_library(
     name = "python_headers",
     hdrs = glob(["python_include/**/*.h"]),
