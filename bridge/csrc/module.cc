@@ -9,8 +9,10 @@
 
 #include "bridge/csrc/cpu_fallback.h"
 #include "bridge/csrc/device_list.h"
+#include "bridge/csrc/distributed_bindings.h"
 #include "bridge/csrc/error_translation.h"
 #include "bridge/csrc/generator.h"
+#include "bridge/csrc/memory_snapshot.h"
 #include "bridge/csrc/pinned_allocator.h"
 #include "runtime/alloc/caching_allocator.h"
 #include "runtime/device/device_library_loader.h"
@@ -94,6 +96,7 @@ PYBIND11_MODULE(_C, m) {
     TESSERA_TRANSLATE_ERRORS(tessera::CachingAllocator::get(runtime_device(static_cast<c10::DeviceIndex>(index)))
                                  .set_memory_fraction(fraction));
   });
+  m.def("memory_snapshot", [](int index) { return memory_snapshot(static_cast<c10::DeviceIndex>(index)); });
   m.def("get_memory_fraction", [](int index) {
     double fraction = 1.0;
     TESSERA_TRANSLATE_ERRORS(
@@ -120,4 +123,5 @@ PYBIND11_MODULE(_C, m) {
   m.def("fallback_enabled", &fallback_enabled);
   m.def("runtime_fallback_stats", &tessera::cpu_fallback_counts);
   m.def("reset_runtime_fallback_stats", &tessera::reset_cpu_fallback_counts);
+  bind_distributed(m);
 }

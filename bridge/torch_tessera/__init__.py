@@ -25,6 +25,8 @@ import torch  # noqa: E402
 
 from . import _C  # noqa: F401  (registers everything C++ side)
 from . import device_module as _device_module  # noqa: E402
+from . import distributed as _distributed  # noqa: E402
+from . import dlpack as _dlpack  # noqa: E402
 
 __all__ = [
     "device_libraries",
@@ -44,6 +46,8 @@ def _register():
         torch.utils.generate_methods_for_privateuse1_backend(
             for_tensor=True, for_module=True, for_storage=True, for_packed_sequence=True
         )
+    _distributed._register()  # the "tessera" torch.distributed backend
+    _dlpack.install()
 
 
 _register()
@@ -94,3 +98,6 @@ def fallback_enabled() -> bool:
 def runtime_fallback_stats():
     """Runtime ops that ran on the host because their device lacks a kernel."""
     return dict(_C.runtime_fallback_stats())
+
+
+from .inductor import compile_stats, reset_compile_stats  # noqa: E402,F401  (torch.compile)

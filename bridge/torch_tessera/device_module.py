@@ -13,6 +13,7 @@ from typing import Any, Optional, Union
 import torch
 
 from . import _C
+from . import memory_report as _memory_report
 
 _device_t = Union[torch.device, str, int, None]
 
@@ -241,6 +242,27 @@ def get_per_process_memory_fraction(device: _device_t = None) -> float:
     return _C.get_memory_fraction(_index(device))
 
 
+def memory_snapshot(device: _device_t = None) -> list:
+    """The caching allocator's segments, each with its blocks, as
+    torch.cuda.memory_snapshot() lists them (same keys and block states:
+    "active_allocated", "active_pending_free", "inactive"). Addresses are
+    device addresses, not host pointers on every device. None: every
+    tessera device, as torch.cuda's; otherwise that device only."""
+    indices = range(device_count()) if device is None else [_index(device)]
+    return [segment for i in indices for segment in _C.memory_snapshot(i)]
+
+
+def memory_summary(device: _device_t = None, abbreviated: bool = False) -> str:
+    """A readable report of the device's caching allocator: its statistics
+    (current, peak, totals) and, unless abbreviated, what its segments hold
+    now, per segment type."""
+    idx = _index(device)
+    title = (f"tessera:{idx} ({get_device_name(idx)}, runtime device "
+             f"{_C.runtime_device(idx)}): caching allocator memory")
+    segments = None if abbreviated else _C.memory_snapshot(idx)
+    return _memory_report.summary(title, memory_stats(idx), segments)
+
+
 # -- Random numbers: Philox generators in the runtime, one per device, so
 # one seed gives the same values on every tessera device.
 def default_generator(device: _device_t = None) -> torch.Generator:
@@ -252,6 +274,12 @@ def __getattr__(name: str):
     # device list may be an error (a bad TESSERA_VISIBLE_DEVICES).
     if name == "default_generators":
         return tuple(_C.default_generator(i) for i in range(device_count()))
+    # Inductor's code generators for the device (torch.compile), imported
+    # on first use: see torch_tessera.inductor.
+    from . import inductor
+
+    if name in inductor.CODEGEN_NAMES:
+        return inductor.codegen_class(name)
     raise AttributeError(f"module 'torch.tessera' has no attribute '{name}'")
 
 
