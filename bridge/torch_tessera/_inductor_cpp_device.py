@@ -2,8 +2,8 @@
 places by comparing the device type with "cpu", with no registry an
 out-of-tree device can join; every other device type is taken for Triton.
 Tessera's nodes get C++ kernels (``CppScheduling``), so this module widens
-those two checks to ``tessera``, the only changes to torch's own code the
-bridge makes:
+those two checks to ``tessera`` (the bridge's only changes to Inductor;
+``dlpack.py`` and ``distributed.py`` explain the others):
 
 - ``torch._inductor.utils.get_current_backend``: the code generator of the
   device being compiled ("cpp" for cpu, else ``config.cuda_backend``,
