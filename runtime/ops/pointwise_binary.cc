@@ -1,5 +1,5 @@
 // Binary front ends beyond add/sub/mul/div: rounding division, remainder,
-// pow, maximum/minimum, atan2, comparisons, logical and bitwise ops, each
+// fmod, pow, maximum/minimum, atan2, logaddexp, comparisons, logical and bitwise ops, each
 // with tensor and Scalar operands, in-place and out= forms.
 #include <cmath>
 
@@ -22,6 +22,7 @@ enum class Rule {
   kNumeric,   // any dtype but bool
   kAny,       // every dtype
   kToFloat,   // integers and bool compute in float32
+  kFloatOnly, // floating dtypes only (no promotion of integers, as PyTorch)
   kBitwise,   // integral and bool
   kIntegral,  // integral only
   kCompare,   // any dtype in, bool out
@@ -61,13 +62,16 @@ Info info(Op op) {
     case Op::kLogicalAnd: return {"logical_and", Rule::kCompare};
     case Op::kLogicalOr: return {"logical_or", Rule::kCompare};
     case Op::kLogicalXor: return {"logical_xor", Rule::kCompare};
+    case Op::kFmod: return {"fmod", Rule::kNumeric};
+    case Op::kLogaddexp: return {"logaddexp", Rule::kFloatOnly};
+    case Op::kLogaddexp2: return {"logaddexp2", Rule::kFloatOnly};
+    case Op::kHardswishBackward: return {"hardswish_backward", Rule::kFloatOnly};
+    case Op::kHardsigmoidBackward: return {"hardsigmoid_backward", Rule::kFloatOnly};
   }
   return {"binary", Rule::kAny};
 }
 
-bool is_backward(Op op) {
-  return op >= Op::kThresholdBackward && op <= Op::kTanhBackward;
-}
+bool is_backward(Op op) { return kernels::is_activation_backward(op); }
 
 // An operand: a tensor or a Scalar (a Python number in PyTorch).
 struct Operand {
@@ -97,6 +101,11 @@ DType compute_dtype(Op op, DType common, const Operand& a, const Operand& b) {
                       ": needs floating dtypes, got ", operands());
       }
       return is_floating(common) ? common : DType::kF32;
+    case Rule::kFloatOnly:
+      TESSERA_CHECK(is_floating(common), TypeError, i.name,
+                    ": needs floating dtypes (float16, bfloat16, float32, float64), got ",
+                    operands());
+      return common;
     case Rule::kBitwise:
       TESSERA_CHECK(!is_floating(common), TypeError, i.name,
                     ": needs integral or bool dtypes, got ", operands());
@@ -207,6 +216,9 @@ TESSERA_POINTWISE_BINARY_DEF(bitwise_or, kBitwiseOr)
 TESSERA_POINTWISE_BINARY_DEF(bitwise_xor, kBitwiseXor)
 TESSERA_POINTWISE_BINARY_DEF(bitwise_left_shift, kShiftLeft)
 TESSERA_POINTWISE_BINARY_DEF(bitwise_right_shift, kShiftRight)
+TESSERA_POINTWISE_BINARY_DEF(fmod, kFmod)
+TESSERA_POINTWISE_BINARY_DEF(logaddexp, kLogaddexp)
+TESSERA_POINTWISE_BINARY_DEF(logaddexp2, kLogaddexp2)
 
 #undef TESSERA_POINTWISE_BINARY_DEF
 
@@ -320,6 +332,12 @@ Tensor sigmoid_backward(const Tensor& grad, const Tensor& output) {
 }
 Tensor tanh_backward(const Tensor& grad, const Tensor& output) {
   return binary_value(Op::kTanhBackward, of(grad), of(output), pointwise::functional());
+}
+Tensor hardswish_backward(const Tensor& grad, const Tensor& self) {
+  return binary_value(Op::kHardswishBackward, of(grad), of(self), pointwise::functional());
+}
+Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self) {
+  return binary_value(Op::kHardsigmoidBackward, of(grad), of(self), pointwise::functional());
 }
 
 }  // namespace tessera

@@ -48,6 +48,18 @@ TESSERA_POINTWISE_UNARY_DECL(round)
 TESSERA_POINTWISE_UNARY_DECL(trunc)
 TESSERA_POINTWISE_UNARY_DECL(bitwise_not)
 TESSERA_POINTWISE_UNARY_DECL(logical_not)
+TESSERA_POINTWISE_UNARY_DECL(log10)
+TESSERA_POINTWISE_UNARY_DECL(sinh)
+TESSERA_POINTWISE_UNARY_DECL(cosh)
+TESSERA_POINTWISE_UNARY_DECL(asin)
+TESSERA_POINTWISE_UNARY_DECL(acos)
+TESSERA_POINTWISE_UNARY_DECL(atan)
+TESSERA_POINTWISE_UNARY_DECL(asinh)
+TESSERA_POINTWISE_UNARY_DECL(acosh)
+TESSERA_POINTWISE_UNARY_DECL(atanh)
+// Floating dtypes only, as PyTorch's.
+TESSERA_POINTWISE_UNARY_DECL(hardswish)    // x * relu6(x + 3) / 6
+TESSERA_POINTWISE_UNARY_DECL(hardsigmoid)  // relu6(x + 3) / 6
 
 // approximate is "none" (exact, with erf) or "tanh".
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
@@ -58,6 +70,11 @@ Tensor& gelu_out(Tensor& out, const Tensor& x, std::string_view approximate = "n
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
+Tensor isneginf(const Tensor& x);  // x == -inf
+Tensor isposinf(const Tensor& x);  // x == +inf
+// out must be bool, as PyTorch's.
+Tensor& isneginf_out(Tensor& out, const Tensor& x);
+Tensor& isposinf_out(Tensor& out, const Tensor& x);
 
 // clamp to [min, max]; at least one bound. The result dtype is
 // result_type(x, min, max); a NaN input or bound gives NaN; min > max gives max.
@@ -98,12 +115,16 @@ Tensor& clamp_max_out(Tensor& out, const Tensor& x, const Tensor& max);
 // Integer division/remainder by zero raise ValueError ("ZeroDivisionError").
 TESSERA_POINTWISE_BINARY_DECL(floor_divide)
 TESSERA_POINTWISE_BINARY_DECL(remainder)  // Python's %: sign of the divisor
+TESSERA_POINTWISE_BINARY_DECL(fmod)       // C's fmod: sign of the dividend
 // Integer pow: a negative Scalar exponent is a ValueError; a negative
 // tensor exponent gives 1/x truncated (1, -1 or 0) as PyTorch.
 TESSERA_POINTWISE_BINARY_DECL(pow)
 TESSERA_POINTWISE_BINARY_DECL(maximum)  // NaN-propagating
 TESSERA_POINTWISE_BINARY_DECL(minimum)
 TESSERA_POINTWISE_BINARY_DECL(atan2)
+// log(e^a + e^b) and log2(2^a + 2^b) without overflow; floating dtypes only.
+TESSERA_POINTWISE_BINARY_DECL(logaddexp)
+TESSERA_POINTWISE_BINARY_DECL(logaddexp2)
 // Comparisons and logical ops give bool.
 TESSERA_POINTWISE_BINARY_DECL(eq)
 TESSERA_POINTWISE_BINARY_DECL(ne)
@@ -178,5 +199,8 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view ap
 Tensor silu_backward(const Tensor& grad, const Tensor& self);
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& output);
 Tensor tanh_backward(const Tensor& grad, const Tensor& output);
+// Floating dtypes only, as PyTorch's.
+Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
+Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self);
 
 }  // namespace tessera

@@ -63,6 +63,19 @@ UnaryInfo info(UnaryOp op) {
     case UnaryOp::kIsnan: return {"isnan", Rule::kPredicate};
     case UnaryOp::kIsinf: return {"isinf", Rule::kPredicate};
     case UnaryOp::kIsfinite: return {"isfinite", Rule::kPredicate};
+    case UnaryOp::kLog10: return {"log10", Rule::kToFloat};
+    case UnaryOp::kSinh: return {"sinh", Rule::kToFloat};
+    case UnaryOp::kCosh: return {"cosh", Rule::kToFloat};
+    case UnaryOp::kAsin: return {"asin", Rule::kToFloat};
+    case UnaryOp::kAcos: return {"acos", Rule::kToFloat};
+    case UnaryOp::kAtan: return {"atan", Rule::kToFloat};
+    case UnaryOp::kAsinh: return {"asinh", Rule::kToFloat};
+    case UnaryOp::kAcosh: return {"acosh", Rule::kToFloat};
+    case UnaryOp::kAtanh: return {"atanh", Rule::kToFloat};
+    case UnaryOp::kHardswish: return {"hardswish", Rule::kFloatOnly};
+    case UnaryOp::kHardsigmoid: return {"hardsigmoid", Rule::kFloatOnly};
+    case UnaryOp::kIsneginf: return {"isneginf", Rule::kPredicate};
+    case UnaryOp::kIsposinf: return {"isposinf", Rule::kPredicate};
   }
   return {"unary", Rule::kKeep};
 }
@@ -196,12 +209,40 @@ TESSERA_POINTWISE_UNARY_DEF(round, kRound)
 TESSERA_POINTWISE_UNARY_DEF(trunc, kTrunc)
 TESSERA_POINTWISE_UNARY_DEF(bitwise_not, kBitwiseNot)
 TESSERA_POINTWISE_UNARY_DEF(logical_not, kLogicalNot)
+TESSERA_POINTWISE_UNARY_DEF(log10, kLog10)
+TESSERA_POINTWISE_UNARY_DEF(sinh, kSinh)
+TESSERA_POINTWISE_UNARY_DEF(cosh, kCosh)
+TESSERA_POINTWISE_UNARY_DEF(asin, kAsin)
+TESSERA_POINTWISE_UNARY_DEF(acos, kAcos)
+TESSERA_POINTWISE_UNARY_DEF(atan, kAtan)
+TESSERA_POINTWISE_UNARY_DEF(asinh, kAsinh)
+TESSERA_POINTWISE_UNARY_DEF(acosh, kAcosh)
+TESSERA_POINTWISE_UNARY_DEF(atanh, kAtanh)
+TESSERA_POINTWISE_UNARY_DEF(hardswish, kHardswish)
+TESSERA_POINTWISE_UNARY_DEF(hardsigmoid, kHardsigmoid)
 
 #undef TESSERA_POINTWISE_UNARY_DEF
 
 Tensor isnan(const Tensor& x) { return unary(UnaryOp::kIsnan, x); }
 Tensor isinf(const Tensor& x) { return unary(UnaryOp::kIsinf, x); }
 Tensor isfinite(const Tensor& x) { return unary(UnaryOp::kIsfinite, x); }
+Tensor isneginf(const Tensor& x) { return unary(UnaryOp::kIsneginf, x); }
+Tensor isposinf(const Tensor& x) { return unary(UnaryOp::kIsposinf, x); }
+
+namespace {
+// PyTorch refuses a non-bool out here (a cast would be allowed elsewhere).
+Tensor& infinity_predicate_out(UnaryOp op, Tensor& out, const Tensor& x) {
+  TESSERA_CHECK(!out.defined() || out.dtype() == DType::kBool, TypeError, info(op).name,
+                ": does not support non-boolean outputs, got out ", describe(out));
+  return unary_out(op, out, x);
+}
+}  // namespace
+Tensor& isneginf_out(Tensor& out, const Tensor& x) {
+  return infinity_predicate_out(UnaryOp::kIsneginf, out, x);
+}
+Tensor& isposinf_out(Tensor& out, const Tensor& x) {
+  return infinity_predicate_out(UnaryOp::kIsposinf, out, x);
+}
 
 Tensor gelu(const Tensor& x, std::string_view approximate) { return unary(gelu_op(approximate), x); }
 Tensor& gelu_(Tensor& self, std::string_view approximate) {

@@ -1,6 +1,8 @@
 // Gradients of the activations (what autograd calls for relu, gelu, silu,
-// sigmoid and tanh): threshold_backward, gelu_backward, silu_backward,
-// sigmoid_backward, tanh_backward, each with its .grad_input (out=) form.
+// sigmoid, tanh, hardswish and hardsigmoid): threshold_backward,
+// gelu_backward, silu_backward, sigmoid_backward, tanh_backward,
+// hardswish_backward, hardsigmoid_backward, each with its out= form
+// (.grad_input, or .out for hardswish_backward).
 #include <torch/library.h>
 
 #include <string_view>
@@ -50,6 +52,8 @@ at::Tensor& backward_out(const at::Tensor& grad, const at::Tensor& saved,
 RT silu_bw(const RT& g, const RT& x) { return tessera::silu_backward(g, x); }
 RT sigmoid_bw(const RT& g, const RT& y) { return tessera::sigmoid_backward(g, y); }
 RT tanh_bw(const RT& g, const RT& y) { return tessera::tanh_backward(g, y); }
+RT hardswish_bw(const RT& g, const RT& x) { return tessera::hardswish_backward(g, x); }
+RT hardsigmoid_bw(const RT& g, const RT& x) { return tessera::hardsigmoid_backward(g, x); }
 
 // -- threshold_backward: grad where self > threshold, else 0.
 at::Tensor threshold_backward(const at::Tensor& grad, const at::Tensor& self,
@@ -120,6 +124,12 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
          TORCH_FN((backward_out<"sigmoid_backward", &sigmoid_bw>)));
   m.impl("tanh_backward", TORCH_FN((backward<"tanh_backward", &tanh_bw>)));
   m.impl("tanh_backward.grad_input", TORCH_FN((backward_out<"tanh_backward", &tanh_bw>)));
+  m.impl("hardswish_backward", TORCH_FN((backward<"hardswish_backward", &hardswish_bw>)));
+  m.impl("hardswish_backward.out",
+         TORCH_FN((backward_out<"hardswish_backward", &hardswish_bw>)));
+  m.impl("hardsigmoid_backward", TORCH_FN((backward<"hardsigmoid_backward", &hardsigmoid_bw>)));
+  m.impl("hardsigmoid_backward.grad_input",
+         TORCH_FN((backward_out<"hardsigmoid_backward", &hardsigmoid_bw>)));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Binary pointwise ops: add/sub (with alpha) and rsub, mul, div (with
 // rounding_mode), and the table of ops the runtime declares with
-// TESSERA_POINTWISE_BINARY_DECL (remainder, pow, maximum, comparisons,
-// logical and bitwise ops). Broadcasting, type promotion and their errors
+// TESSERA_POINTWISE_BINARY_DECL (remainder, fmod, pow, maximum, logaddexp,
+// comparisons, logical and bitwise ops). Broadcasting, type promotion and their errors
 // are the runtime's.
 #include <c10/core/ScalarType.h>
 #include <torch/library.h>
@@ -316,6 +316,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   TT_FN(m, "minimum", minimum, &tessera::minimum, &tessera::minimum);
   TT_OUT(m, "minimum.out", minimum, &tessera::minimum_out, &tessera::minimum_out);
   TESSERA_REGISTER_BINARY_TENSOR_ONLY(m, atan2);
+  TESSERA_REGISTER_BINARY_TS(m, fmod);
+  TT_FN(m, "logaddexp", logaddexp, &tessera::logaddexp, &tessera::logaddexp);
+  TT_OUT(m, "logaddexp.out", logaddexp, &tessera::logaddexp_out, &tessera::logaddexp_out);
+  TT_FN(m, "logaddexp2", logaddexp2, &tessera::logaddexp2, &tessera::logaddexp2);
+  TT_OUT(m, "logaddexp2.out", logaddexp2, &tessera::logaddexp2_out, &tessera::logaddexp2_out);
   TESSERA_REGISTER_BINARY_TS(m, eq);
   TESSERA_REGISTER_BINARY_TS(m, ne);
   TESSERA_REGISTER_BINARY_TS(m, lt);

@@ -1,5 +1,6 @@
-// Unary pointwise ops (neg ... logical_not, gelu, isnan/isinf, round with
-// decimals) and clamp with its clamp_min/clamp_max forms, over the
+// Unary pointwise ops (neg ... logical_not, log10, hyperbolic and inverse
+// trigonometric functions, hardswish/hardsigmoid, gelu, isnan/isinf,
+// isneginf/isposinf, round with decimals) and clamp with its clamp_min/clamp_max forms, over the
 // runtime's front ends (runtime/ops/pointwise_ops.h), which own dtype rules
 // and errors.
 #include <torch/library.h>
@@ -223,11 +224,26 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   TESSERA_REGISTER_UNARY(m, trunc);
   TESSERA_REGISTER_UNARY(m, bitwise_not);
   TESSERA_REGISTER_UNARY(m, logical_not);
+  TESSERA_REGISTER_UNARY(m, log10);
+  TESSERA_REGISTER_UNARY(m, sinh);
+  TESSERA_REGISTER_UNARY(m, cosh);
+  TESSERA_REGISTER_UNARY(m, asin);
+  TESSERA_REGISTER_UNARY(m, acos);
+  TESSERA_REGISTER_UNARY(m, atan);
+  TESSERA_REGISTER_UNARY(m, asinh);
+  TESSERA_REGISTER_UNARY(m, acosh);
+  TESSERA_REGISTER_UNARY(m, atanh);
+  TESSERA_REGISTER_UNARY(m, hardswish);
+  TESSERA_REGISTER_UNARY(m, hardsigmoid);
 
   // isnan.out and isinf.out are aten composites over these; isfinite is
   // (x == x) * (abs(x) != inf), all with kernels here.
   m.impl("isnan", TORCH_FN((pointwise::unary<"isnan", &tessera::isnan>)));
   m.impl("isinf", TORCH_FN((pointwise::unary<"isinf", &tessera::isinf>)));
+  m.impl("isneginf", TORCH_FN((pointwise::unary<"isneginf", &tessera::isneginf>)));
+  m.impl("isneginf.out", TORCH_FN((pointwise::unary_out<"isneginf", &tessera::isneginf_out>)));
+  m.impl("isposinf", TORCH_FN((pointwise::unary<"isposinf", &tessera::isposinf>)));
+  m.impl("isposinf.out", TORCH_FN((pointwise::unary_out<"isposinf", &tessera::isposinf_out>)));
 
   m.impl("round.decimals", TORCH_FN(round_decimals_fn));
   m.impl("round_.decimals", TORCH_FN(round_decimals_));

@@ -1,6 +1,6 @@
 // Binary ops beyond add/sub/mul/div on the CPU (the PointwiseBinary
-// kernel): rounding division, remainder, pow, maximum/minimum, atan2,
-// comparisons, logical and bitwise ops, activation gradients.
+// kernel): rounding division, remainder, fmod, pow, maximum/minimum, atan2,
+// logaddexp(2), comparisons, logical and bitwise ops, activation gradients.
 //
 // Integer division by zero sets a flag (the loops may run on several
 // threads) and raises ValueError after the loop, as PyTorch raises
@@ -73,6 +73,25 @@ C nan_min(C a, C b) {
   if (a != a) return a;
   if (b != b) return b;
   return b < a ? b : a;
+}
+
+// log(e^a + e^b) as max + log1p(e^-|a - b|), which neither overflows nor
+// loses the smaller term; equal infinities return themselves (their
+// difference would be NaN).
+template <typename C>
+C logaddexp(C a, C b) {
+  if (std::isinf(a) && a == b) return a;
+  const C m = nan_max(a, b);
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+
+// log2(2^a + 2^b), likewise.
+template <typename C>
+C logaddexp2(C a, C b) {
+  constexpr C kInvLn2 = C(1.44269504088896340736);
+  if (std::isinf(a) && a == b) return a;
+  const C m = nan_max(a, b);
+  return m + std::log1p(std::exp2(-std::fabs(a - b))) * kInvLn2;
 }
 
 template <typename T>
@@ -163,6 +182,22 @@ bool float_binary(Op op, Tensor& out, const Tensor& a, const Tensor& b, const Sc
     case Op::kTanhBackward:
       map2<T, T>(out, a, b, [](C g, C y) { return g * (C(1) - y * y); }, n);
       return true;
+    case Op::kFmod: map2<T, T>(out, a, b, [](C x, C y) { return std::fmod(x, y); }, n); return true;
+    case Op::kLogaddexp:
+      map2<T, T>(out, a, b, [](C x, C y) { return logaddexp(x, y); }, n);
+      return true;
+    case Op::kLogaddexp2:
+      map2<T, T>(out, a, b, [](C x, C y) { return logaddexp2(x, y); }, n);
+      return true;
+    case Op::kHardswishBackward:
+      map2<T, T>(out, a, b, [](C g, C x) {
+        if (x <= C(-3)) return C(0);
+        return x < C(3) ? g * (x / C(3) + C(0.5)) : g;
+      }, n);
+      return true;
+    case Op::kHardsigmoidBackward:
+      map2<T, T>(out, a, b, [](C g, C x) { return x > C(-3) && x < C(3) ? g * C(1.0 / 6.0) : C(0); }, n);
+      return true;
     default: return false;
   }
 }
@@ -231,6 +266,18 @@ bool int_binary(Op op, Tensor& out, const Tensor& a, const Tensor& b, const Scal
           }
         }, n);
         return true;
+      case Op::kFmod:
+        map2<T, T>(out, a, b, [zero](T x, T y) -> T {
+          if (y == 0) {
+            zero->store(true, std::memory_order_relaxed);
+            return 0;
+          }
+          if constexpr (std::is_signed_v<T>) {
+            if (y == T(-1)) return 0;  // min % -1 overflows
+          }
+          return static_cast<T>(x % y);  // C's %: the sign of the dividend
+        }, n);
+        return true;
       case Op::kPow: map2<T, T>(out, a, b, [](T x, T y) { return int_pow(x, y); }, n); return true;
       case Op::kShiftLeft:
         map2<T, T>(out, a, b, [](T x, T y) -> T {
@@ -264,13 +311,14 @@ const char* name_of(Op op) {
     case Op::kDivTrunc: return "div";
     case Op::kDivFloor: return "floor_divide";
     case Op::kRemainder: return "remainder";
+    case Op::kFmod: return "fmod";
     default: return "pointwise_binary";
   }
 }
 
 void pointwise_binary_kernel(const KernelContext&, Op op, Tensor& out, const Tensor& a,
                              const Tensor& b, Scalar p0) {
-  const bool to_bool = op >= Op::kEq;
+  const bool to_bool = kernels::is_bool_valued(op);
   TESSERA_CHECK(a.dtype() == b.dtype() && out.dtype() == (to_bool ? DType::kBool : a.dtype()),
                 TypeError, "pointwise_binary: the cpu kernel needs inputs of one dtype and out of ",
                 to_bool ? "bool" : "theirs", ", got out ", describe(out), ", a ", describe(a),

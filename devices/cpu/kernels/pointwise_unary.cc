@@ -91,6 +91,26 @@ void float_unary(UnaryOp op, Tensor& out, const Tensor& in, const Scalar& p0, co
     case UnaryOp::kIsnan: return map1<bool, T>(out, in, [](C x) { return x != x; }, n);
     case UnaryOp::kIsinf: return map1<bool, T>(out, in, [](C x) { return std::isinf(x); }, n);
     case UnaryOp::kIsfinite: return map1<bool, T>(out, in, [](C x) { return std::isfinite(x); }, n);
+    case UnaryOp::kIsneginf:
+      return map1<bool, T>(out, in, [](C x) { return x == -std::numeric_limits<C>::infinity(); }, n);
+    case UnaryOp::kIsposinf:
+      return map1<bool, T>(out, in, [](C x) { return x == std::numeric_limits<C>::infinity(); }, n);
+    case UnaryOp::kLog10: return map1<T, T>(out, in, [](C x) { return std::log10(x); }, n);
+    case UnaryOp::kSinh: return map1<T, T>(out, in, [](C x) { return std::sinh(x); }, n);
+    case UnaryOp::kCosh: return map1<T, T>(out, in, [](C x) { return std::cosh(x); }, n);
+    case UnaryOp::kAsin: return map1<T, T>(out, in, [](C x) { return std::asin(x); }, n);
+    case UnaryOp::kAcos: return map1<T, T>(out, in, [](C x) { return std::acos(x); }, n);
+    case UnaryOp::kAtan: return map1<T, T>(out, in, [](C x) { return std::atan(x); }, n);
+    case UnaryOp::kAsinh: return map1<T, T>(out, in, [](C x) { return std::asinh(x); }, n);
+    case UnaryOp::kAcosh: return map1<T, T>(out, in, [](C x) { return std::acosh(x); }, n);
+    case UnaryOp::kAtanh: return map1<T, T>(out, in, [](C x) { return std::atanh(x); }, n);
+    // As PyTorch's CPU kernels; NaN propagates through nan_max / nan_min.
+    case UnaryOp::kHardswish:
+      return map1<T, T>(out, in, [](C x) {
+        return x * nan_min(nan_max(x + C(3), C(0)), C(6)) / C(6);
+      }, n);
+    case UnaryOp::kHardsigmoid:
+      return map1<T, T>(out, in, [](C x) { return nan_min(nan_max(x + C(3), C(0)), C(6)) / C(6); }, n);
     case UnaryOp::kBitwiseNot: break;
   }
   throw TypeError(detail::concat("unary: op needs an integral or bool dtype, got ", describe(in)));
@@ -104,7 +124,9 @@ void int_unary(UnaryOp op, Tensor& out, const Tensor& in, const Scalar& p0, cons
   switch (op) {
     case UnaryOp::kLogicalNot: return map1<bool, T>(out, in, [](T x) { return x == T(0); }, n);
     case UnaryOp::kIsnan:
-    case UnaryOp::kIsinf: return map1<bool, T>(out, in, [](T) { return false; }, n);
+    case UnaryOp::kIsinf:
+    case UnaryOp::kIsneginf:
+    case UnaryOp::kIsposinf: return map1<bool, T>(out, in, [](T) { return false; }, n);
     case UnaryOp::kIsfinite: return map1<bool, T>(out, in, [](T) { return true; }, n);
     case UnaryOp::kBitwiseNot:
       if constexpr (std::is_same_v<T, bool>) return map1<T, T>(out, in, [](T x) { return !x; }, n);
@@ -145,14 +167,9 @@ void int_unary(UnaryOp op, Tensor& out, const Tensor& in, const Scalar& p0, cons
                                  " (floating ops need a floating dtype)"));
 }
 
-bool is_predicate(UnaryOp op) {
-  return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsnan || op == UnaryOp::kIsinf ||
-         op == UnaryOp::kIsfinite;
-}
-
 void unary_kernel(const KernelContext&, UnaryOp op, Tensor& out, const Tensor& in, Scalar p0,
                   Scalar p1) {
-  const DType want = is_predicate(op) ? DType::kBool : in.dtype();
+  const DType want = kernels::is_predicate(op) ? DType::kBool : in.dtype();
   TESSERA_CHECK(out.dtype() == want, TypeError, "unary: the cpu kernel needs out of dtype ",
                 dtype_name(want), ", got out ", describe(out), " for input ", describe(in));
   if (out.numel() == 0) return;

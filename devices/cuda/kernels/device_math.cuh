@@ -28,6 +28,16 @@ TESSERA_DM_UNARY(ceil, ceilf, ::ceil)
 TESSERA_DM_UNARY(rint, rintf, ::rint)  // half to even, as std::nearbyint
 TESSERA_DM_UNARY(trunc, truncf, ::trunc)
 TESSERA_DM_UNARY(fabs, fabsf, ::fabs)
+TESSERA_DM_UNARY(log10, log10f, ::log10)
+TESSERA_DM_UNARY(sinh, sinhf, ::sinh)
+TESSERA_DM_UNARY(cosh, coshf, ::cosh)
+TESSERA_DM_UNARY(asin, asinf, ::asin)
+TESSERA_DM_UNARY(acos, acosf, ::acos)
+TESSERA_DM_UNARY(atan, atanf, ::atan)
+TESSERA_DM_UNARY(asinh, asinhf, ::asinh)
+TESSERA_DM_UNARY(acosh, acoshf, ::acosh)
+TESSERA_DM_UNARY(atanh, atanhf, ::atanh)
+TESSERA_DM_UNARY(exp2, exp2f, ::exp2)
 #undef TESSERA_DM_UNARY
 
 #define TESSERA_DM_BINARY(name, f32, f64)                                          \

@@ -1,12 +1,12 @@
 // Binary ops beyond add/sub/mul/div (the PointwiseBinary kernel) with the
-// CPU device's semantics: rounding division, remainder, pow, NaN-
-// propagating maximum/minimum, atan2, comparisons, logical and bitwise ops,
-// shifts and activation gradients.
+// CPU device's semantics: rounding division, remainder, fmod, pow, NaN-
+// propagating maximum/minimum, atan2, logaddexp(2), comparisons, logical
+// and bitwise ops, shifts and activation gradients.
 //
 // Integer division by zero raises ValueError, as on the CPU device (PyTorch
 // raises ZeroDivisionError there): the kernel sets a flag in device memory
-// that is read back, so integer div, floor_divide and remainder wait for
-// the GPU. Every other op stays asynchronous.
+// that is read back, so integer div, floor_divide, remainder and fmod wait
+// for the GPU. Every other op stays asynchronous.
 #include "devices/cuda/kernels/device_math.cuh"
 #include "devices/cuda/kernels/elementwise.cuh"
 #include "devices/cuda/kernels/kernels.h"
@@ -22,6 +22,7 @@ constexpr double kInvSqrt2 = 0.70710678118654752440;
 constexpr double kInvSqrt2Pi = 0.39894228040143267794;
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
 constexpr double kGeluCubic = 0.044715;
+constexpr double kInvLn2 = 1.44269504088896340736;
 
 // A float intermediate rounded to T's precision, as the CPU device rounds
 // the steps of 16-bit floor division (see its pointwise_binary.cc).
@@ -76,9 +77,6 @@ __device__ T int_pow(T base, T exp) {
   return result;
 }
 
-template <Op OP>
-inline constexpr bool is_comparison_v = OP >= Op::kEq;
-
 // Comparisons and logical ops, for every dtype (compute type C).
 template <Op OP, typename C>
 struct Compare {
@@ -123,7 +121,20 @@ struct FloatBinary {
       return x * s * (C(1) + y * (C(1) - s));
     } else if constexpr (OP == Op::kSigmoidBackward) return x * (C(1) - y) * y;
     else if constexpr (OP == Op::kTanhBackward) return x * (C(1) - y * y);
-    else static_assert(OP != OP, "not a floating binary op");
+    else if constexpr (OP == Op::kFmod) return dm::fmod(x, y);
+    else if constexpr (OP == Op::kLogaddexp) {
+      // max + log1p(e^-|x - y|); equal infinities return themselves.
+      if (dm::isinf(x) && x == y) return x;
+      return dm::nan_max(x, y) + dm::log1p(dm::exp(-dm::fabs(x - y)));
+    } else if constexpr (OP == Op::kLogaddexp2) {
+      if (dm::isinf(x) && x == y) return x;
+      return dm::nan_max(x, y) + dm::log1p(dm::exp2(-dm::fabs(x - y))) * C(kInvLn2);
+    } else if constexpr (OP == Op::kHardswishBackward) {
+      if (y <= C(-3)) return C(0);
+      return y < C(3) ? x * (y / C(3) + C(0.5)) : x;
+    } else if constexpr (OP == Op::kHardsigmoidBackward) {
+      return y > C(-3) && y < C(3) ? x * C(1.0 / 6.0) : C(0);
+    } else static_assert(OP != OP, "not a floating binary op");
   }
 };
 
@@ -139,14 +150,18 @@ struct IntBinary {
     else if constexpr (OP == Op::kBitwiseAnd) return static_cast<T>(x & y);
     else if constexpr (OP == Op::kBitwiseOr) return static_cast<T>(x | y);
     else if constexpr (OP == Op::kBitwiseXor) return static_cast<T>(x ^ y);
-    else if constexpr (OP == Op::kDivTrunc || OP == Op::kDivFloor || OP == Op::kRemainder) {
+    else if constexpr (OP == Op::kDivTrunc || OP == Op::kDivFloor || OP == Op::kRemainder ||
+                       OP == Op::kFmod) {
       if (y == 0) {
         *zero = 1;
         return 0;
       }
       if constexpr (std::is_signed_v<T>) {
-        if (y == T(-1)) return OP == Op::kRemainder ? T(0) : wrap_sub(T(0), x);  // min / -1
+        if (y == T(-1)) {  // min / -1 overflows
+          return OP == Op::kRemainder || OP == Op::kFmod ? T(0) : wrap_sub(T(0), x);
+        }
         if constexpr (OP == Op::kDivTrunc) return static_cast<T>(x / y);
+        else if constexpr (OP == Op::kFmod) return static_cast<T>(x % y);  // C's: dividend's sign
         else if constexpr (OP == Op::kDivFloor) {
           T q = static_cast<T>(x / y);
           if (static_cast<T>(x % y) != 0 && ((x < 0) != (y < 0))) --q;
@@ -157,7 +172,8 @@ struct IntBinary {
           return r;
         }
       } else {
-        return OP == Op::kRemainder ? static_cast<T>(x % y) : static_cast<T>(x / y);
+        return OP == Op::kRemainder || OP == Op::kFmod ? static_cast<T>(x % y)
+                                                       : static_cast<T>(x / y);
       }
     } else if constexpr (OP == Op::kPow) return int_pow(x, y);
     else if constexpr (OP == Op::kShiftLeft) {
@@ -226,7 +242,9 @@ bool float_binary(const KernelContext& ctx, Op op, Tensor& out, const Tensor& a,
     TESSERA_FLOAT_CASE(kAtan2) TESSERA_FLOAT_CASE(kThresholdBackward)
     TESSERA_FLOAT_CASE(kGeluBackward) TESSERA_FLOAT_CASE(kGeluTanhBackward)
     TESSERA_FLOAT_CASE(kSiluBackward) TESSERA_FLOAT_CASE(kSigmoidBackward)
-    TESSERA_FLOAT_CASE(kTanhBackward)
+    TESSERA_FLOAT_CASE(kTanhBackward) TESSERA_FLOAT_CASE(kFmod) TESSERA_FLOAT_CASE(kLogaddexp)
+    TESSERA_FLOAT_CASE(kLogaddexp2) TESSERA_FLOAT_CASE(kHardswishBackward)
+    TESSERA_FLOAT_CASE(kHardsigmoidBackward)
     default: return false;
   }
 }
@@ -248,7 +266,7 @@ bool int_binary(const KernelContext& ctx, Op op, Tensor& out, const Tensor& a, c
       TESSERA_INT_CASE(kBitwiseOr) TESSERA_INT_CASE(kBitwiseXor) TESSERA_INT_CASE(kDivTrunc)
       TESSERA_INT_CASE(kDivFloor) TESSERA_INT_CASE(kRemainder) TESSERA_INT_CASE(kPow)
       TESSERA_INT_CASE(kShiftLeft) TESSERA_INT_CASE(kShiftRight)
-      TESSERA_INT_CASE(kThresholdBackward)
+      TESSERA_INT_CASE(kThresholdBackward) TESSERA_INT_CASE(kFmod)
       default: return false;
     }
   }
@@ -263,20 +281,21 @@ const char* name_of(Op op) {
     case Op::kDivTrunc: return "div";
     case Op::kDivFloor: return "floor_divide";
     case Op::kRemainder: return "remainder";
+    case Op::kFmod: return "fmod";
     default: return "pointwise_binary";
   }
 }
 
 void pointwise_binary_kernel(const KernelContext& ctx, Op op, Tensor& out, const Tensor& a,
                              const Tensor& b, Scalar p0) {
-  const bool to_bool = op >= Op::kEq;
+  const bool to_bool = kernels::is_bool_valued(op);
   TESSERA_CHECK(a.dtype() == b.dtype() && out.dtype() == (to_bool ? DType::kBool : a.dtype()),
                 TypeError, "pointwise_binary: the cuda kernel needs inputs of one dtype and out of ",
                 to_bool ? "bool" : "theirs", ", got out ", describe(out), ", a ", describe(a),
                 ", b ", describe(b));
   if (out.numel() == 0) return;
-  const bool divides = !is_floating(a.dtype()) &&
-                       (op == Op::kDivTrunc || op == Op::kDivFloor || op == Op::kRemainder);
+  const bool divides = !is_floating(a.dtype()) && (op == Op::kDivTrunc || op == Op::kDivFloor ||
+                                                   op == Op::kRemainder || op == Op::kFmod);
   Tensor flag;
   int* zero = nullptr;
   if (divides) {

@@ -54,6 +54,21 @@ struct FloatUnary {
     else if constexpr (OP == UnaryOp::kIsnan) return x != x;
     else if constexpr (OP == UnaryOp::kIsinf) return dm::isinf(x);
     else if constexpr (OP == UnaryOp::kIsfinite) return dm::isfinite(x);
+    else if constexpr (OP == UnaryOp::kIsneginf) return dm::isinf(x) && x < C(0);
+    else if constexpr (OP == UnaryOp::kIsposinf) return dm::isinf(x) && x > C(0);
+    else if constexpr (OP == UnaryOp::kLog10) return dm::log10(x);
+    else if constexpr (OP == UnaryOp::kSinh) return dm::sinh(x);
+    else if constexpr (OP == UnaryOp::kCosh) return dm::cosh(x);
+    else if constexpr (OP == UnaryOp::kAsin) return dm::asin(x);
+    else if constexpr (OP == UnaryOp::kAcos) return dm::acos(x);
+    else if constexpr (OP == UnaryOp::kAtan) return dm::atan(x);
+    else if constexpr (OP == UnaryOp::kAsinh) return dm::asinh(x);
+    else if constexpr (OP == UnaryOp::kAcosh) return dm::acosh(x);
+    else if constexpr (OP == UnaryOp::kAtanh) return dm::atanh(x);
+    else if constexpr (OP == UnaryOp::kHardswish)
+      return x * dm::nan_min(dm::nan_max(x + C(3), C(0)), C(6)) / C(6);
+    else if constexpr (OP == UnaryOp::kHardsigmoid)
+      return dm::nan_min(dm::nan_max(x + C(3), C(0)), C(6)) / C(6);
     else static_assert(OP != OP, "not a floating unary op");
   }
 };
@@ -64,7 +79,10 @@ struct IntUnary {
   T p0, p1;
   __device__ auto operator()(T x) const {
     if constexpr (OP == UnaryOp::kLogicalNot) return x == T(0);
-    else if constexpr (OP == UnaryOp::kIsnan || OP == UnaryOp::kIsinf) return false;
+    else if constexpr (OP == UnaryOp::kIsnan || OP == UnaryOp::kIsinf ||
+                       OP == UnaryOp::kIsneginf || OP == UnaryOp::kIsposinf) {
+      return false;
+    }
     else if constexpr (OP == UnaryOp::kIsfinite) return true;
     else if constexpr (OP == UnaryOp::kBitwiseNot) {
       if constexpr (std::is_same_v<T, bool>) return !x;
@@ -91,27 +109,20 @@ struct IntUnary {
   }
 };
 
-bool is_predicate(UnaryOp op) {
-  return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsnan || op == UnaryOp::kIsinf ||
-         op == UnaryOp::kIsfinite;
-}
+using kernels::is_predicate;
 
 template <UnaryOp OP, typename T>
 void run_float(const KernelContext& ctx, Tensor& out, const Tensor& in, const Scalar& p0,
                const Scalar& p1) {
   using C = compute_t<T>;
-  using Out = std::conditional_t<OP == UnaryOp::kLogicalNot || OP == UnaryOp::kIsnan ||
-                                     OP == UnaryOp::kIsinf || OP == UnaryOp::kIsfinite,
-                                 bool, T>;
+  using Out = std::conditional_t<is_predicate(OP), bool, T>;
   elementwise<Out, T>(ctx, "unary", out, {in}, FloatUnary<OP, C>{p0.to<C>(), p1.to<C>()});
 }
 
 template <UnaryOp OP, typename T>
 void run_int(const KernelContext& ctx, Tensor& out, const Tensor& in, const Scalar& p0,
              const Scalar& p1) {
-  using Out = std::conditional_t<OP == UnaryOp::kLogicalNot || OP == UnaryOp::kIsnan ||
-                                     OP == UnaryOp::kIsinf || OP == UnaryOp::kIsfinite,
-                                 bool, T>;
+  using Out = std::conditional_t<is_predicate(OP), bool, T>;
   elementwise<Out, T>(ctx, "unary", out, {in}, IntUnary<OP, T>{p0.to<T>(), p1.to<T>()});
 }
 
@@ -137,7 +148,12 @@ void float_unary(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tensor
     TESSERA_FLOAT_UNARY_CASE(kClamp) TESSERA_FLOAT_UNARY_CASE(kClampMin)
     TESSERA_FLOAT_UNARY_CASE(kClampMax) TESSERA_FLOAT_UNARY_CASE(kLogicalNot)
     TESSERA_FLOAT_UNARY_CASE(kIsnan) TESSERA_FLOAT_UNARY_CASE(kIsinf)
-    TESSERA_FLOAT_UNARY_CASE(kIsfinite)
+    TESSERA_FLOAT_UNARY_CASE(kIsfinite) TESSERA_FLOAT_UNARY_CASE(kIsneginf)
+    TESSERA_FLOAT_UNARY_CASE(kIsposinf) TESSERA_FLOAT_UNARY_CASE(kLog10)
+    TESSERA_FLOAT_UNARY_CASE(kSinh) TESSERA_FLOAT_UNARY_CASE(kCosh) TESSERA_FLOAT_UNARY_CASE(kAsin)
+    TESSERA_FLOAT_UNARY_CASE(kAcos) TESSERA_FLOAT_UNARY_CASE(kAtan) TESSERA_FLOAT_UNARY_CASE(kAsinh)
+    TESSERA_FLOAT_UNARY_CASE(kAcosh) TESSERA_FLOAT_UNARY_CASE(kAtanh)
+    TESSERA_FLOAT_UNARY_CASE(kHardswish) TESSERA_FLOAT_UNARY_CASE(kHardsigmoid)
     case UnaryOp::kBitwiseNot: break;
   }
   throw TypeError(detail::concat("unary: op needs an integral or bool dtype, got ", describe(in)));
@@ -149,6 +165,7 @@ void int_unary(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tensor& 
   switch (op) {
     TESSERA_INT_UNARY_CASE(kLogicalNot) TESSERA_INT_UNARY_CASE(kIsnan)
     TESSERA_INT_UNARY_CASE(kIsinf) TESSERA_INT_UNARY_CASE(kIsfinite)
+    TESSERA_INT_UNARY_CASE(kIsneginf) TESSERA_INT_UNARY_CASE(kIsposinf)
     TESSERA_INT_UNARY_CASE(kBitwiseNot) TESSERA_INT_UNARY_CASE(kSign)
     TESSERA_INT_UNARY_CASE(kFloor) TESSERA_INT_UNARY_CASE(kCeil) TESSERA_INT_UNARY_CASE(kRound)
     TESSERA_INT_UNARY_CASE(kTrunc)

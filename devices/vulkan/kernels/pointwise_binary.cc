@@ -1,11 +1,11 @@
 // pointwise_binary: out = a (op) b, broadcast through stride-0 dims. f32
 // comparisons (eq .. ge, into bool) run in shaders/compare_f32.comp,
-// f32 maximum, minimum and the activation gradients in
+// f32 maximum, minimum, fmod, logaddexp(2) and the activation gradients in
 // shaders/pointwise_f32.comp (neither needs optional shader features);
 // every other (op, dtype) the CPU kernel defines, for f32, f16, bf16, i32,
 // i64, u8, i8, i16 and bool, in shaders/pointwise.comp (needs 8/16/64-bit
-// types): rounding divisions, remainder, pow, atan2, bitwise ops, shifts,
-// logical ops and comparisons. Integer division by zero raises ValueError
+// types): rounding divisions, remainder, fmod, pow, atan2, bitwise ops,
+// shifts, logical ops and comparisons. Integer division by zero raises ValueError
 // as the CPU kernel does, from a flag the shader sets (read back after the
 // dispatch, so those ops wait for the device). f64, combinations the
 // CPU kernel rejects (it raises their errors) and layouts beyond the push
@@ -60,17 +60,18 @@ bool is_comparison(PointwiseBinaryOp op) {
   return op >= PointwiseBinaryOp::kEq && op <= PointwiseBinaryOp::kGe;
 }
 
-bool is_bool_valued(PointwiseBinaryOp op) { return op >= PointwiseBinaryOp::kEq; }
+using kernels::is_bool_valued;
 
 bool is_f32_shader_op(PointwiseBinaryOp op) {
-  return op == PointwiseBinaryOp::kMaximum || op == PointwiseBinaryOp::kMinimum ||
-         (op >= PointwiseBinaryOp::kThresholdBackward && op <= PointwiseBinaryOp::kTanhBackward);
+  using Op = PointwiseBinaryOp;
+  return op == Op::kMaximum || op == Op::kMinimum || op == Op::kFmod || op == Op::kLogaddexp ||
+         op == Op::kLogaddexp2 || kernels::is_activation_backward(op);
 }
 
 bool is_integer_division(PointwiseBinaryOp op, DType dtype) {
-  return !is_floating(dtype) && (op == PointwiseBinaryOp::kDivTrunc ||
-                                 op == PointwiseBinaryOp::kDivFloor ||
-                                 op == PointwiseBinaryOp::kRemainder);
+  return !is_floating(dtype) &&
+         (op == PointwiseBinaryOp::kDivTrunc || op == PointwiseBinaryOp::kDivFloor ||
+          op == PointwiseBinaryOp::kRemainder || op == PointwiseBinaryOp::kFmod);
 }
 
 // Whether pointwise.comp computes (op, dtype) as the CPU kernel does.
@@ -84,7 +85,7 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
     return true;  // also bool
   }
   if (dtype == DType::kBool) return false;
-  return op != Op::kAtan2 && (op <= Op::kThresholdBackward);
+  return (op != Op::kAtan2 && op <= Op::kThresholdBackward) || op == Op::kFmod;
 }
 
 // f32 through compare_f32.comp / pointwise_f32.comp; false for the ops
@@ -111,6 +112,7 @@ const char* name_of(PointwiseBinaryOp op) {
   switch (op) {
     case PointwiseBinaryOp::kDivTrunc: return "div";
     case PointwiseBinaryOp::kDivFloor: return "floor_divide";
+    case PointwiseBinaryOp::kFmod: return "fmod";
     default: return "remainder";
   }
 }
@@ -157,7 +159,10 @@ static_assert(static_cast<int>(PointwiseBinaryOp::kPow) == 3 &&
               static_cast<int>(PointwiseBinaryOp::kTanhBackward) == 17 &&
               static_cast<int>(PointwiseBinaryOp::kEq) == 18 &&
               static_cast<int>(PointwiseBinaryOp::kGe) == 23 &&
-              static_cast<int>(PointwiseBinaryOp::kLogicalXor) == 26);
+              static_cast<int>(PointwiseBinaryOp::kLogicalXor) == 26 &&
+              static_cast<int>(PointwiseBinaryOp::kFmod) == 27 &&
+              static_cast<int>(PointwiseBinaryOp::kLogaddexp2) == 29 &&
+              static_cast<int>(PointwiseBinaryOp::kHardsigmoidBackward) == 31);
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // unary: out = op(in). f32 runs in shaders/unary_f32.comp (f32 out) and
 // shaders/predicate_f32.comp (bool out: logical_not, isnan, isinf,
-// isfinite); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
+// isfinite, isneginf, isposinf); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
 // (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
 // integers and bool the ops the CPU kernel defines on them. f64, ops the CPU
 // kernel rejects for a dtype (it raises their errors) and layouts beyond
@@ -44,10 +44,7 @@ struct UnaryParams {
   int32_t in_strides[kUnaryTypedMaxRank];
 };
 
-bool is_predicate(UnaryOp op) {
-  return op == UnaryOp::kLogicalNot || op == UnaryOp::kIsnan || op == UnaryOp::kIsinf ||
-         op == UnaryOp::kIsfinite;
-}
+using kernels::is_predicate;
 
 bool is_clamp(UnaryOp op) {
   return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
@@ -136,7 +133,11 @@ static_assert(static_cast<int>(UnaryOp::kRelu) == 16 && static_cast<int>(UnaryOp
               static_cast<int>(UnaryOp::kClampMax) == 27 &&
               static_cast<int>(UnaryOp::kBitwiseNot) == 28 &&
               static_cast<int>(UnaryOp::kLogicalNot) == 29 &&
-              static_cast<int>(UnaryOp::kIsfinite) == 32);
+              static_cast<int>(UnaryOp::kIsfinite) == 32 &&
+              static_cast<int>(UnaryOp::kLog10) == 33 &&
+              static_cast<int>(UnaryOp::kHardsigmoid) == 43 &&
+              static_cast<int>(UnaryOp::kIsneginf) == 44 &&
+              static_cast<int>(UnaryOp::kIsposinf) == 45);
 
 }  // namespace
 

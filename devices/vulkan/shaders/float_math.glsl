@@ -222,3 +222,115 @@ float c_atan2(float y, float x) {
   }
   return y_neg ? -r : r;
 }
+
+// log10 through log2 (one more rounding than C's log10, inside f32
+// tolerance); C's special values come from c_log2.
+float c_log10(float x) { return c_log2(x) * 0.30102999566398119521; }
+
+// sinh and cosh without the cancellation of (e^x - e^-x) / 2 near 0 and
+// without overflowing e^x where the result is still finite (sinh(89) is
+// 2.2e38 < FLT_MAX although e^89 is not): below 0.5 sinh comes from expm1
+// (sinh a = (e + e / (e + 1)) / 2, e = expm1(a)); where e^a overflows,
+// (e^(a/2) / 2) * e^(a/2).
+float c_sinh(float x) {
+  if (is_nan(x)) return x;
+  const float a = abs(x);
+  float r;
+  if (a < 0.5) {
+    const float e = c_expm1(a);
+    r = 0.5 * (e + e / (e + 1.0));
+  } else if (a < 88.0) {
+    const float e = c_exp(a);
+    r = 0.5 * (e - 1.0 / e);
+  } else {
+    const float h = c_exp(0.5 * a);
+    r = (0.5 * h) * h;
+  }
+  return x < 0.0 ? -r : r;
+}
+
+float c_cosh(float x) {
+  if (is_nan(x)) return x;
+  const float a = abs(x);
+  if (a < 88.0) {
+    const float e = c_exp(a);
+    return 0.5 * (e + 1.0 / e);
+  }
+  const float h = c_exp(0.5 * a);
+  return (0.5 * h) * h;
+}
+
+// atan to about 1 ulp on every driver (drivers' atan may be a short
+// polynomial): |x| > 1 through pi/2 - atan(1/|x|); above tan(pi/8) through
+// pi/4 + atan((a - 1) / (a + 1)); then |t| <= 0.4142 and the odd Taylor
+// series to t^23 is below f32 precision (t^2 <= 0.1716).
+float c_atan(float x) {
+  const float kPiOver2 = 1.57079632679489661923;
+  const float kPiOver4 = 0.78539816339744830962;
+  if (is_nan(x)) return x;
+  float a = abs(x);
+  const bool inverted = a > 1.0;
+  if (inverted) a = 1.0 / a;  // atan(inf) = pi/2 - atan(0)
+  float base = 0.0;
+  if (a > 0.41421356237309504880) {
+    a = (a - 1.0) / (a + 1.0);
+    base = kPiOver4;
+  }
+  const float t2 = a * a;
+  float s = 1.0 / 23.0;
+  for (int k = 21; k >= 1; k -= 2) s = s * -t2 + 1.0 / float(k);
+  float r = base + a * s;
+  if (inverted) r = kPiOver2 - r;
+  return x < 0.0 ? -r : r;
+}
+
+// asin and acos through c_atan, with (1 - x)(1 + x) for 1 - x^2 so that
+// nothing cancels near +-1; NaN outside [-1, 1], as C.
+float c_asin(float x) {
+  if (is_nan(x) || abs(x) > 1.0) return kNaN;
+  if (abs(x) == 1.0) return x * 1.57079632679489661923;
+  return c_atan(x / sqrt((1.0 - x) * (1.0 + x)));
+}
+
+float c_acos(float x) {
+  if (is_nan(x) || abs(x) > 1.0) return kNaN;
+  if (x == -1.0) return 3.14159265358979323846;
+  return 2.0 * c_atan(sqrt((1.0 - x) / (1.0 + x)));
+}
+
+// asinh(a) = log(a + sqrt(a^2 + 1)), odd: near 0 as log1p(a + a^2 / (1 +
+// sqrt(1 + a^2))) (keeps small results relative-accurate), for huge a as
+// log(a) + ln 2 (a^2 would overflow).
+float c_asinh(float x) {
+  if (is_nan(x) || is_inf(x)) return x;
+  const float a = abs(x);
+  float r;
+  if (a > 1.0e9) {
+    r = c_log(a) + 0.69314718055994530942;
+  } else if (a < 0.5) {
+    r = c_log1p(a + a * a / (1.0 + sqrt(1.0 + a * a)));
+  } else {
+    r = c_log(a + sqrt(a * a + 1.0));
+  }
+  return x < 0.0 ? -r : r;
+}
+
+// acosh(x) = log(x + sqrt(x^2 - 1)) for x >= 1 (NaN below): near 1 as
+// log1p(d + sqrt(d (x + 1))), d = x - 1 exact; for huge x log(x) + ln 2.
+float c_acosh(float x) {
+  if (is_nan(x) || x < 1.0) return kNaN;
+  if (is_inf(x)) return x;
+  if (x > 1.0e9) return c_log(x) + 0.69314718055994530942;
+  const float d = x - 1.0;
+  if (x < 2.0) return c_log1p(d + sqrt(d * (x + 1.0)));
+  return c_log(x + sqrt(x * x - 1.0));
+}
+
+// atanh(x) = log1p(2x / (1 - x)) / 2, odd; +-inf at +-1, NaN beyond.
+float c_atanh(float x) {
+  if (is_nan(x)) return x;
+  const float a = abs(x);
+  if (a > 1.0) return kNaN;
+  const float r = a == 1.0 ? kInf : 0.5 * c_log1p(2.0 * a / (1.0 - a));
+  return x < 0.0 ? -r : r;
+}

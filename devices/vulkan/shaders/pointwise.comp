@@ -3,12 +3,14 @@
 // op of kernels::PointwiseBinaryOp (pointwise_f32.comp and compare_f32.comp
 // are the f32 shaders of the ops they cover); a and b broadcast through
 // stride-0 dims. Op and input kind are specialization constants; ops 18..26
-// (comparisons, logical) write bool. Semantics are the CPU kernel's:
+// (comparisons, logical) write bool, the others (0..17, 27..31) the input
+// kind. Semantics are the CPU kernel's:
 // - floats: rounding divisions from C's fmod with each step rounded to the
-//   storage precision (f16), remainder with the divisor's sign, C's pow and
-//   atan2, NaN-propagating maximum/minimum; computed in f32.
+//   storage precision (f16), remainder with the divisor's sign, C's fmod,
+//   pow and atan2, NaN-propagating maximum/minimum, logaddexp; computed in
+//   f32.
 // - integers: C division and remainder with Python's sign rules (min / -1
-//   wraps), pow by squaring (1/a truncated for a negative exponent), shifts
+//   wraps), fmod with C's (the dividend's sign), pow by squaring (1/a truncated for a negative exponent), shifts
 //   of at least the width (or negative) give 0, or the sign for >>. A zero
 //   divisor writes 1 to the flag word the kernel checks afterwards.
 #include "element_kinds.glsl"
@@ -34,7 +36,7 @@ layout(push_constant, std430) uniform Params {
   int b_strides[kMaxRank];
 } p;
 
-const bool kToBool = kOp >= 18;
+const bool kToBool = kOp >= 18 && kOp <= 26;  // kernels::is_bool_valued
 
 // --- float domain
 
@@ -107,14 +109,16 @@ void flag_zero_divisor() { Ints(p.zero_divisor_flag).v[0] = 1; }
     switch (kOp) {                                                                      \
       case 0:                                                                           \
       case 1:                                                                           \
-      case 2: {                                                                         \
+      case 2:                                                                           \
+      case 27: {                                                                        \
         if (b == T(0)) {                                                                \
           flag_zero_divisor();                                                          \
           return T(0);                                                                  \
         }                                                                               \
-        if (b == T(-1)) return kOp == 2 ? T(0) : -a; /* min / -1 overflows */           \
+        if (b == T(-1)) return kOp >= 2 ? T(0) : -a; /* min / -1 overflows */           \
         const T q = a / b;                                                              \
         const T r = a - q * b;                                                          \
+        if (kOp == 27) return r; /* fmod: C's %, the dividend's sign */                 \
         const bool signs_differ = r != T(0) && ((r < T(0)) != (b < T(0)));              \
         if (kOp == 0) return q;                                                         \
         if (kOp == 1) return signs_differ ? q - T(1) : q;                               \

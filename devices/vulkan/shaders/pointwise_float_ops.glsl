@@ -1,15 +1,32 @@
 // The f32-valued ops of kernels::PointwiseBinaryOp that pointwise_f32.comp
 // handles, as the CPU kernel computes them in its compute type: 4 maximum,
-// 5 minimum (NaN-propagating), and the activation gradients 12 threshold
-// (relu; p0 the threshold), 13 gelu, 14 gelu tanh, 15 silu, 16 sigmoid,
-// 17 tanh, where g is the incoming gradient and x the forward input
-// (threshold, gelu, silu) or output (sigmoid, tanh). Shared with
-// pointwise.comp (f16 computes in f32). Needs float_math.glsl.
+// 5 minimum (NaN-propagating), 27 fmod, 28 logaddexp, 29 logaddexp2, and
+// the activation gradients 12 threshold (relu; p0 the threshold), 13 gelu,
+// 14 gelu tanh, 15 silu, 16 sigmoid, 17 tanh, 30 hardswish, 31
+// hardsigmoid, where g is the incoming gradient and x the forward input
+// (threshold, gelu, silu, hardswish, hardsigmoid) or output (sigmoid,
+// tanh); the binary ops take (g, x) as (a, b). Shared with pointwise.comp
+// (f16 computes in f32). Needs float_math.glsl.
 
 const float kInvSqrt2 = 0.70710678118654752440;
 const float kInvSqrt2Pi = 0.39894228040143267794;
 const float kSqrt2OverPi = 0.79788456080286535588;
 const float kGeluCubic = 0.044715;
+
+// log(e^a + e^b) = max + log1p(e^-|a - b|), as the CPU kernel; equal
+// infinities return themselves (their difference is NaN).
+float logaddexp(float a, float b) {
+  if (is_nan(a) || is_nan(b)) return kNaN;
+  if (is_inf(a) && a == b) return a;
+  return max(a, b) + c_log1p(c_exp(-abs(a - b)));
+}
+
+// log2(2^a + 2^b), likewise (2^-d as e^(-d ln 2)).
+float logaddexp2(float a, float b) {
+  if (is_nan(a) || is_nan(b)) return kNaN;
+  if (is_inf(a) && a == b) return a;
+  return max(a, b) + c_log1p(c_exp(-abs(a - b) * 0.69314718055994530942)) * 1.44269504088896340736;
+}
 
 float pointwise_float(uint op, float g, float x, float p0) {
   switch (op) {
@@ -38,6 +55,14 @@ float pointwise_float(uint op, float g, float x, float p0) {
       return g * s * (1.0 + x * (1.0 - s));
     }
     case 16: return g * (1.0 - x) * x;
-    default: return g * (1.0 - x * x);  // 17, tanh
+    case 17: return g * (1.0 - x * x);  // tanh
+    case 27: return c_fmod(g, x);
+    case 28: return logaddexp(g, x);
+    case 29: return logaddexp2(g, x);
+    case 30:  // hardswish; NaN self passes the gradient, as the CPU's comparisons
+      if (is_nan(x) || x >= 3.0) return g;
+      return x <= -3.0 ? 0.0 : g * (x / 3.0 + 0.5);
+    default:  // 31, hardsigmoid; NaN self gives 0
+      return !is_nan(x) && x > -3.0 && x < 3.0 ? g * (1.0 / 6.0) : 0.0;
   }
 }

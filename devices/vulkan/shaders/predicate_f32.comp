@@ -1,7 +1,7 @@
 #version 450
 // out = pred(in): bool out (one byte, 0 or 1) from f32 in, any strides;
 // the predicates of kernels::UnaryOp (logical_not, isnan, isinf,
-// isfinite) as a specialization constant. Writes bytes, so it needs 8-bit
+// isfinite, isneginf, isposinf) as a specialization constant. Writes bytes, so it needs 8-bit
 // storage (kernels/unary.cc checks).
 #include "buffers.glsl"
 #include "float_math.glsl"
@@ -27,7 +27,9 @@ bool apply(float x) {
     case 29: return x == 0.0;  // logical_not (NaN is true, so not-NaN is false)
     case 30: return is_nan(x);
     case 31: return is_inf(x);
-    default: return !is_nan(x) && !is_inf(x);  // 32, isfinite
+    case 32: return !is_nan(x) && !is_inf(x);  // isfinite
+    case 44: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
+    default: return floatBitsToUint(x) == 0x7f800000u;  // 45, isposinf
   }
 }
 

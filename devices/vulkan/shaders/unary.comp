@@ -3,7 +3,8 @@
 // (unary_f32.comp is the f32 shader for devices without 8/16/64-bit
 // types). Op (kernels::UnaryOp's value) and input kind are specialization
 // constants. f16 computes the floating ops in f32 and rounds at the store;
-// the predicates (29 logical_not .. 32 isfinite) write bool; integers and
+// the predicates (29 logical_not .. 32 isfinite, 44 isneginf, 45 isposinf)
+// write bool; integers and
 // bool get the ops the CPU kernel defines on them (neg and abs wrap, clamp
 // is min(max(x, lo), hi), rounding ops are the identity).
 #include "element_kinds.glsl"
@@ -27,14 +28,17 @@ layout(push_constant, std430) uniform Params {
   int in_strides[kMaxRank];
 } p;
 
-const bool kPredicate = kOp >= 29;
+// kernels::is_predicate: 29 logical_not .. 32 isfinite, 44 isneginf, 45 isposinf.
+const bool kPredicate = (kOp >= 29 && kOp <= 32) || kOp >= 44;
 
 bool float_predicate(float x) {
   switch (kOp) {
     case 29: return x == 0.0;  // logical_not (NaN is true, so not-NaN is false)
     case 30: return is_nan(x);
     case 31: return is_inf(x);
-    default: return !is_nan(x) && !is_inf(x);  // 32, isfinite
+    case 32: return !is_nan(x) && !is_inf(x);  // isfinite
+    case 44: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
+    default: return floatBitsToUint(x) == 0x7f800000u;  // 45, isposinf
   }
 }
 

@@ -1,5 +1,5 @@
-// The floating ops of kernels::UnaryOp (value 0 neg .. 27 clamp_max) on
-// f32, as the CPU kernel computes them in its compute type; shared by
+// The floating ops of kernels::UnaryOp (values 0 neg .. 27 clamp_max and
+// 33 log10 .. 43 hardsigmoid) on f32, as the CPU kernel computes them in its compute type; shared by
 // unary_f32.comp and unary.comp (f16 computes in f32). p0, p1: clamp bounds.
 // Needs float_math.glsl.
 
@@ -51,6 +51,17 @@ float unary_float(uint op, float x, float p0, float p1) {
     case 24: return trunc(x);
     case 25: return nan_min(nan_max(x, p0), p1);
     case 26: return nan_max(x, p0);
-    default: return nan_min(x, p0);  // 27, clamp_max
+    case 27: return nan_min(x, p0);  // clamp_max
+    case 33: return c_log10(x);
+    case 34: return c_sinh(x);
+    case 35: return c_cosh(x);
+    case 36: return c_asin(x);
+    case 37: return c_acos(x);
+    case 38: return c_atan(x);
+    case 39: return c_asinh(x);
+    case 40: return c_acosh(x);
+    case 41: return c_atanh(x);
+    case 42: return x * nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;  // hardswish
+    default: return nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;      // 43, hardsigmoid
   }
 }

@@ -26,7 +26,20 @@ enum class UnaryOp : uint8_t {
   kBitwiseNot,
   // out is bool, in any dtype.
   kLogicalNot, kIsnan, kIsinf, kIsfinite,
+  // Later additions: the values are the shaders' op numbers, so new ops go
+  // at the end, whatever their group. out has in's dtype:
+  kLog10, kSinh, kCosh, kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh,
+  kHardswish,    // x * min(max(x + 3, 0), 6) / 6
+  kHardsigmoid,  // min(max(x + 3, 0), 6) / 6
+  // out is bool:
+  kIsneginf, kIsposinf,
 };
+
+// The ops whose out is bool.
+constexpr bool is_predicate(UnaryOp op) {
+  return (op >= UnaryOp::kLogicalNot && op <= UnaryOp::kIsfinite) || op == UnaryOp::kIsneginf ||
+         op == UnaryOp::kIsposinf;
+}
 
 // out = op(in) elementwise; in and out have one dtype (bool out for the
 // predicates). Floating ops (exp, ...) only get floating dtypes, bitwise
@@ -55,7 +68,27 @@ enum class PointwiseBinaryOp : uint8_t {
   kTanhBackward,       // b is the forward output y: a * (1 - y^2)
   // out is bool.
   kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr, kLogicalXor,
+  // Later additions (the values are the shaders' op numbers, so new ops go
+  // at the end). out has the inputs' dtype:
+  kFmod,        // C's fmod: sign of the dividend; integer dtypes: ValueError on zero
+  kLogaddexp,   // log(exp(a) + exp(b)), floating only
+  kLogaddexp2,  // log2(2^a + 2^b), floating only
+  kHardswishBackward,    // b is self: 0 for b <= -3, a * (b / 3 + 1/2) below 3, else a
+  kHardsigmoidBackward,  // b is self: a / 6 for -3 < b < 3, else 0
 };
+
+// The ops whose out is bool (comparisons and logical ops).
+constexpr bool is_bool_valued(PointwiseBinaryOp op) {
+  return op >= PointwiseBinaryOp::kEq && op <= PointwiseBinaryOp::kLogicalXor;
+}
+
+// The activation gradients (a is the incoming gradient).
+constexpr bool is_activation_backward(PointwiseBinaryOp op) {
+  return (op >= PointwiseBinaryOp::kThresholdBackward &&
+          op <= PointwiseBinaryOp::kTanhBackward) ||
+         op == PointwiseBinaryOp::kHardswishBackward ||
+         op == PointwiseBinaryOp::kHardsigmoidBackward;
+}
 
 // out = a (op) b; a and b have one dtype and out's sizes (expanded).
 struct PointwiseBinary {

@@ -1,0 +1,258 @@
+"""Native kernels for the ops everyday models call beyond the first op set,
+on every tessera device: log10, the hyperbolic and inverse trigonometric
+functions, hardswish and hardsigmoid (and their gradients), isneginf and
+isposinf, fmod, logaddexp and logaddexp2.
+
+Each op runs PyTorch's own OpInfo samples (reference inputs: 0-d, empty,
+broadcast, non-contiguous and extremal values) on tessera and on the CPU,
+forward and, where the op is differentiable, backward through autograd;
+results must be equal within assert_close's tolerances and nothing may run
+through the CPU fallback. The dtype rules and call forms OpInfo leaves out
+(integer and bool inputs, Scalar operands, in-place and out=, errors)
+follow.
+"""
+
+import copy
+import itertools
+
+import pytest
+import torch
+import torch_tessera
+from torch.utils._pytree import tree_flatten, tree_map
+
+pytest.importorskip("expecttest", reason="torch.testing._internal needs the expecttest package")
+from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+
+DEVICES = [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
+every_device = pytest.mark.parametrize(
+    "device", DEVICES or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))], ids=str)
+
+# Samples per op, dtype and device: OpInfo's reference inputs, in order.
+MAX_SAMPLES = 12
+MAX_GRAD_SAMPLES = 4
+
+POINTWISE_OPS = [
+    "log10", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+    "nn.functional.hardswish", "nn.functional.hardsigmoid", "isneginf", "isposinf",
+    "fmod", "logaddexp", "logaddexp2",
+]
+
+OPS = {op.name: op for op in op_db if op.variant_test_name == "" and op.name in POINTWISE_OPS}
+
+
+def assert_no_fallback():
+    stats = torch_tessera.fallback_stats()
+    assert stats == {}, f"ops ran through the CPU fallback: {stats}"
+
+
+def to_device(tree, device):
+    return tree_map(lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, tree)
+
+
+def assert_same(actual, expected, what):
+    actual_leaves, _ = tree_flatten(actual)
+    expected_leaves, _ = tree_flatten(expected)
+    assert len(actual_leaves) == len(expected_leaves), what
+    for a, e in zip(actual_leaves, expected_leaves):
+        if isinstance(e, torch.Tensor):
+            assert a.device.type == "tessera", what
+            assert a.dtype == e.dtype, what
+            torch.testing.assert_close(a.cpu(), e, equal_nan=True, msg=lambda m: f"{what}: {m}")
+        else:
+            assert a == e, what
+
+
+def describe(sample):
+    def one(v):
+        return f"Tensor{list(v.shape)}:{v.dtype}" if isinstance(v, torch.Tensor) else repr(v)
+    return f"input={tree_map(one, sample.input)} args={tree_map(one, sample.args)} " \
+           f"kwargs={tree_map(one, sample.kwargs)}"
+
+
+def dtypes_of(op):
+    """float32 always, then int64 where the op takes it, else float64."""
+    supported = op.supported_dtypes("cpu")
+    return [torch.float32, torch.int64 if torch.int64 in supported else torch.float64]
+
+
+def opinfo_cases(names):
+    return [pytest.param(OPS[n], dt, id=f"{n}-{str(dt).split('.')[-1]}")
+            for n in names for dt in dtypes_of(OPS[n])]
+
+
+@every_device
+@pytest.mark.parametrize("op,dtype", opinfo_cases(POINTWISE_OPS))
+def test_opinfo_forward_matches_cpu(device, op, dtype):
+    compared = 0
+    for sample in itertools.islice(op.reference_inputs("cpu", dtype), MAX_SAMPLES):
+        args = (sample.input, *sample.args)
+        try:
+            expected = op(*args, **sample.kwargs)
+        except (RuntimeError, TypeError, ValueError):
+            continue  # the reference rejects the sample
+        torch_tessera.reset_fallback_stats()
+        actual = op(*to_device(args, device), **to_device(sample.kwargs, device))
+        assert_no_fallback()
+        assert_same(actual, expected, describe(sample))
+        compared += 1
+    assert compared > 0
+
+
+@every_device
+@pytest.mark.parametrize("op", [OPS[n] for n in POINTWISE_OPS if OPS[n].supports_autograd],
+                         ids=lambda op: op.name)
+def test_opinfo_backward_matches_cpu(device, op):
+    compared = 0
+    samples = op.sample_inputs("cpu", torch.float32, requires_grad=True)
+    for sample in itertools.islice(samples, MAX_GRAD_SAMPLES):
+        leaves = [t for t in tree_flatten((sample.input, sample.args))[0]
+                  if isinstance(t, torch.Tensor) and t.requires_grad]
+        out = op(sample.input, *sample.args, **sample.kwargs)
+        grads = torch.autograd.grad(out.sum(), leaves, allow_unused=True)
+
+        moved = [t.detach().to(device).requires_grad_() for t in leaves]
+        swap = dict(zip(map(id, leaves), moved))
+        rebuilt = tree_map(lambda v: swap.get(id(v), v.to(device) if isinstance(v, torch.Tensor)
+                                              else v), (sample.input, sample.args, sample.kwargs))
+        torch_tessera.reset_fallback_stats()
+        out_dev = op(rebuilt[0], *rebuilt[1], **rebuilt[2])
+        grads_dev = torch.autograd.grad(out_dev.sum(), moved, allow_unused=True)
+        assert_no_fallback()
+        for g_dev, g in zip(grads_dev, grads):
+            assert (g_dev is None) == (g is None), describe(sample)
+            if g is not None:
+                assert_same(g_dev, g, describe(sample))
+        compared += 1
+    assert compared > 0
+
+
+# -- Dtype rules and call forms OpInfo does not sample.
+
+FLOAT_UNARY = ["log10", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh"]
+
+
+def values(dtype):
+    """Values in each op's domain and beyond it (NaN there, as the CPU)."""
+    v = torch.tensor([[-2.0, -1.0, -0.5, 0.0], [0.25, 0.5, 1.0, 3.0]])
+    if dtype == torch.bool:
+        return v > 0
+    return (v.abs() if dtype == torch.uint8 else v).to(dtype)
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int32, torch.int64,
+                                   torch.float16, torch.bfloat16, torch.float64], ids=str)
+@pytest.mark.parametrize("name", FLOAT_UNARY)
+def test_unary_dtypes_promote_as_cpu(device, name, dtype):
+    x = values(dtype)
+    fn = getattr(torch, name)
+    torch_tessera.reset_fallback_stats()
+    assert_same(fn(x.to(device)), fn(x), f"{name}({dtype})")
+    assert_no_fallback()
+
+
+@every_device
+@pytest.mark.parametrize("name", FLOAT_UNARY + ["nn.functional.hardswish",
+                                                "nn.functional.hardsigmoid"])
+def test_unary_in_place_and_out(device, name):
+    x = values(torch.float32)[:, 1:]  # non-contiguous
+    fn = OPS[name].op
+    out = torch.empty(2, 3)
+    out_dev = torch.empty(2, 3, device=device)
+    torch_tessera.reset_fallback_stats()
+    if name.startswith("nn.functional."):
+        short = name.split(".")[-1]
+        y, y_dev = x.clone(), x.to(device)
+        getattr(torch.nn.functional, short)(y, inplace=True)
+        getattr(torch.nn.functional, short)(y_dev, inplace=True)
+        assert_same(y_dev, y, name)
+    else:
+        y, y_dev = x.clone(), x.to(device)
+        getattr(y, name + "_")()
+        getattr(y_dev, name + "_")()
+        assert_same(y_dev, y, name + "_")
+        fn(x, out=out)
+        fn(x.to(device), out=out_dev)
+        assert_same(out_dev, out, name + " out=")
+    assert_no_fallback()
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int16, torch.float16, torch.float32], ids=str)
+def test_isneginf_isposinf(device, dtype):
+    x = torch.tensor([float("-inf"), -1.0, 0.0, float("inf"), float("nan")])
+    x = x.to(dtype) if dtype.is_floating_point else (x.nan_to_num(0, 0, 0)).to(dtype)
+    torch_tessera.reset_fallback_stats()
+    for fn in (torch.isneginf, torch.isposinf):
+        assert_same(fn(x.to(device)), fn(x), str(fn))
+        out = torch.empty(5, dtype=torch.bool, device=device)
+        fn(x.to(device), out=out)
+        assert_same(out, fn(x), f"{fn} out=")
+        with pytest.raises(RuntimeError, match="non-boolean"):
+            fn(x.to(device), out=torch.empty(5, device=device))
+    assert_no_fallback()
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int64, torch.float16, torch.float32], ids=str)
+def test_fmod_forms(device, dtype):
+    a = torch.tensor([[7, -7, 5, -5], [9, 0, -9, 3]]).to(dtype)
+    b = torch.tensor([3, 3, -2, -2]).to(dtype)
+    a_dev, b_dev = a.to(device), b.to(device)
+    torch_tessera.reset_fallback_stats()
+    assert_same(torch.fmod(a_dev, b_dev), torch.fmod(a, b), "tensor")
+    assert_same(torch.fmod(a_dev, 4), torch.fmod(a, 4), "int scalar")
+    assert_same(torch.fmod(a_dev, 2.5), torch.fmod(a, 2.5), "float scalar")
+    assert_same(a_dev % 4 - torch.fmod(a_dev, 4), a % 4 - torch.fmod(a, 4), "vs remainder")
+    y, y_dev = a.clone(), a_dev.clone()
+    y.fmod_(b)
+    y_dev.fmod_(b_dev)
+    assert_same(y_dev, y, "in place")
+    out = torch.empty(2, 4, dtype=dtype, device=device)
+    torch.fmod(a_dev, b_dev, out=out)
+    assert_same(out, torch.fmod(a, b), "out=")
+    assert_no_fallback()
+
+
+@every_device
+def test_integer_fmod_by_zero_raises(device):
+    a = torch.tensor([5, 6]).to(device)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.fmod(a, torch.tensor([1, 0]).to(device))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.fmod(a, 0)
+    assert_no_fallback()
+
+
+@every_device
+@pytest.mark.parametrize("fn", [torch.logaddexp, torch.logaddexp2], ids=lambda f: f.__name__)
+def test_logaddexp_extremes_and_errors(device, fn):
+    inf = float("inf")
+    a = torch.tensor([inf, -inf, -inf, 1e30, -1e30, 0.0, float("nan"), 88.0])
+    b = torch.tensor([inf, -inf, 3.0, 1e30, 2.0, -0.0, 1.0, 88.0])
+    torch_tessera.reset_fallback_stats()
+    assert_same(fn(a.to(device), b.to(device)), fn(a, b), fn.__name__)
+    out = torch.empty(8, device=device)
+    fn(a.to(device), b.to(device), out=out)
+    assert_same(out, fn(a, b), "out=")
+    with pytest.raises(RuntimeError, match=fn.__name__):
+        fn(torch.ones(2, dtype=torch.int64, device=device), torch.ones(2, dtype=torch.int64, device=device))
+    assert_no_fallback()
+
+
+@every_device
+@pytest.mark.parametrize("module", [torch.nn.Hardswish, torch.nn.Hardsigmoid],
+                         ids=lambda m: m.__name__)
+def test_mobilenet_style_block_trains_as_cpu(device, module):
+    """Linear layers around a hard activation (as MobileNetV3's blocks),
+    forward and backward: the activation and its gradient run natively."""
+    torch.manual_seed(0)
+    block = torch.nn.Sequential(torch.nn.Linear(8, 16), module(), torch.nn.Linear(16, 4))
+    x = torch.randn(6, 8) * 3
+    block_dev = copy.deepcopy(block).to(device)
+    torch_tessera.reset_fallback_stats()
+    block(x).square().sum().backward()
+    block_dev(x.to(device)).square().sum().backward()
+    assert_no_fallback()
+    for (name, p), p_dev in zip(block.named_parameters(), block_dev.parameters()):
+        torch.testing.assert_close(p_dev.grad.cpu(), p.grad, rtol=1e-4, atol=1e-5, msg=name)
