@@ -42,6 +42,13 @@ Tensor amax(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& amax_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& amin_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+// (amin, amax) over one dim, or every dim when dim is absent (keepdim then
+// keeps every dim, with size 1).
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt,
+                                   bool keepdim = false);
+std::tuple<Tensor&, Tensor&> aminmax_out(Tensor& min, Tensor& max, const Tensor& t,
+                                         std::optional<int64_t> dim = std::nullopt,
+                                         bool keepdim = false);
 
 // var / std of floating inputs; divisor max(N - correction, 0).
 Tensor var(const Tensor& t, const Shape& dims = {}, double correction = 1.0,
