@@ -90,6 +90,41 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
 // The gradient with respect to input; grad_output [..., OH, OW].
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input);
 
+// torch.nn.functional.unfold: the sliding kernel_size blocks of input [N,
+// C, H, W] or [C, H, W] (any dtype) as columns [N, C*kh*kw, L]; fold is its
+// adjoint, adding the columns [N, C*kh*kw, L] back into [N, C, H, W] for
+// output_size [H, W] (so it is unfold's backward). Single-entry Shapes
+// apply to both dims.
+Tensor im2col(const Tensor& input, const Shape& kernel_size, const Shape& dilation = {1},
+              const Shape& padding = {0}, const Shape& stride = {1});
+Tensor col2im(const Tensor& columns, const Shape& output_size, const Shape& kernel_size,
+              const Shape& dilation = {1}, const Shape& padding = {0}, const Shape& stride = {1});
+// The backward of Tensor.unfold(dim, size, step) (windows of `size`
+// elements every `step` along dim): grad [..., windows, ..., size] summed
+// back into a tensor of input_sizes.
+Tensor unfold_backward(const Tensor& grad, const Shape& input_sizes, int64_t dim, int64_t size,
+                       int64_t step);
+
+// Upsampling of input [N, C, H, W] to output_size [OH, OW], as PyTorch's
+// kernels: nearest reads row floor(i * scale) (scale = 1 / scale_h when
+// given, else H / OH); bilinear interpolates the two nearest rows and
+// columns (align_corners maps the corner pixels onto each other). The
+// backward forms take the forward's input_size [N, C, H, W].
+Tensor upsample_nearest2d(const Tensor& input, const Shape& output_size,
+                          std::optional<double> scale_h = std::nullopt,
+                          std::optional<double> scale_w = std::nullopt);
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, const Shape& output_size,
+                                   const Shape& input_size,
+                                   std::optional<double> scale_h = std::nullopt,
+                                   std::optional<double> scale_w = std::nullopt);
+Tensor upsample_bilinear2d(const Tensor& input, const Shape& output_size, bool align_corners,
+                           std::optional<double> scale_h = std::nullopt,
+                           std::optional<double> scale_w = std::nullopt);
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const Shape& output_size,
+                                    const Shape& input_size, bool align_corners,
+                                    std::optional<double> scale_h = std::nullopt,
+                                    std::optional<double> scale_w = std::nullopt);
+
 // -- Embedding. weight [V, D]; indices int32/int64 of any shape -> [..., D].
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,

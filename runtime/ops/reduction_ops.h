@@ -88,6 +88,20 @@ Tensor& cumprod_out(Tensor& out, const Tensor& t, int64_t dim,
 Tensor& cumsum_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor& cumprod_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 
+// (values, indices): the running max / min along dim; ties and NaNs take
+// the latest index, as PyTorch. Any dtype.
+std::tuple<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
+
+// -- Order statistics (through a stable sort; NaN sorts last) -----------------
+// (values, indices) of the k-th smallest (k from 1) along dim.
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+// The lower median along dim (NaN, at its first index, for a line holding
+// NaN), and over every element (NaN for an empty floating tensor).
+std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor median(const Tensor& t);
+
 // -- Softmax ------------------------------------------------------------------
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor log_softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);
