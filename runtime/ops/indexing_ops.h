@@ -96,6 +96,12 @@ Tensor nonzero(const Tensor& self);
 // Their result sizes depend on the data: pass an empty out (numel 0).
 Tensor& masked_select_out(Tensor& out, const Tensor& self, const Tensor& mask);
 Tensor& nonzero_out(Tensor& out, const Tensor& self);
+// self with the positions where mask (bool, broadcast with self) is true
+// taking source's elements in row-major order; source (self's dtype) must
+// have at least as many elements as mask has true positions. The in-place
+// form needs mask to broadcast to self.
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source);
 // One-hot int64 encoding; num_classes = -1 uses max(self) + 1.
 Tensor one_hot(const Tensor& self, int64_t num_classes = -1);
 

@@ -35,6 +35,18 @@ Tensor outer(const Tensor& a, const Tensor& b);  // [M] x [N] -> [M, N], types p
 Tensor& outer_out(Tensor& out, const Tensor& a, const Tensor& b);
 // input [..., in] @ weight [out, in]^T + bias [out]; weight may be 1-D.
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+// torch.linalg.cross: a x b along dim, where both have size 3; a and b of
+// one dtype (not bool) and rank, the other dims broadcast.
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+Tensor& linalg_cross_out(Tensor& out, const Tensor& a, const Tensor& b, int64_t dim = -1);
+// torch.cdist: the p-norm distances between the rows of x1 [..., R1, M] and
+// x2 [..., R2, M] -> [..., R1, R2], batch dims broadcast; float32 or
+// float64 (as PyTorch); p >= 0, infinity for the max norm.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
+// The gradient with respect to x1 (aten::_cdist_backward), with the batch
+// dims broadcast; dist is cdist's result, grad its gradient.
+Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                      const Tensor& dist);
 
 // -- Convolution. input [N, Cin, H, W] or [Cin, H, W]; weight
 // [Cout, Cin/groups, kh, kw]; bias [Cout] or undefined. Floating dtypes.
@@ -70,6 +82,49 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
                            bool count_include_pad = true,
                            std::optional<int64_t> divisor_override = std::nullopt);
 
+// input [N, C, H, W] or [C, H, W] (floating) averaged over adaptive windows
+// into output_size [OH, OW] (one entry: both): output row i covers rows
+// [floor(i H / OH), ceil((i + 1) H / OH)), likewise for columns, so any
+// output size works, windows overlapping where OH does not divide H.
+Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
+// The gradient with respect to input; grad_output [..., OH, OW].
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input);
+
+// torch.nn.functional.unfold: the sliding kernel_size blocks of input [N,
+// C, H, W] or [C, H, W] (any dtype) as columns [N, C*kh*kw, L]; fold is its
+// adjoint, adding the columns [N, C*kh*kw, L] back into [N, C, H, W] for
+// output_size [H, W] (so it is unfold's backward). Single-entry Shapes
+// apply to both dims.
+Tensor im2col(const Tensor& input, const Shape& kernel_size, const Shape& dilation = {1},
+              const Shape& padding = {0}, const Shape& stride = {1});
+Tensor col2im(const Tensor& columns, const Shape& output_size, const Shape& kernel_size,
+              const Shape& dilation = {1}, const Shape& padding = {0}, const Shape& stride = {1});
+// The backward of Tensor.unfold(dim, size, step) (windows of `size`
+// elements every `step` along dim): grad [..., windows, ..., size] summed
+// back into a tensor of input_sizes.
+Tensor unfold_backward(const Tensor& grad, const Shape& input_sizes, int64_t dim, int64_t size,
+                       int64_t step);
+
+// Upsampling of input [N, C, H, W] to output_size [OH, OW], as PyTorch's
+// kernels: nearest reads row floor(i * scale) (scale = 1 / scale_h when
+// given, else H / OH); bilinear interpolates the two nearest rows and
+// columns (align_corners maps the corner pixels onto each other). The
+// backward forms take the forward's input_size [N, C, H, W].
+Tensor upsample_nearest2d(const Tensor& input, const Shape& output_size,
+                          std::optional<double> scale_h = std::nullopt,
+                          std::optional<double> scale_w = std::nullopt);
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, const Shape& output_size,
+                                   const Shape& input_size,
+                                   std::optional<double> scale_h = std::nullopt,
+                                   std::optional<double> scale_w = std::nullopt);
+Tensor upsample_bilinear2d(const Tensor& input, const Shape& output_size, bool align_corners,
+                           std::optional<double> scale_h = std::nullopt,
+                           std::optional<double> scale_w = std::nullopt);
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const Shape& output_size,
+                                    const Shape& input_size, bool align_corners,
+                                    std::optional<double> scale_h = std::nullopt,
+                                    std::optional<double> scale_w = std::nullopt);
+
 // -- Embedding. weight [V, D]; indices int32/int64 of any shape -> [..., D].
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
@@ -86,6 +141,21 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& input, const Tensor& t
 Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& input, const Tensor& target,
                          const Tensor& weight, std::string_view reduction, int64_t ignore_index,
                          const Tensor& total_weight);
+
+// binary_cross_entropy_with_logits: input (logits) and target of one shape,
+// floating; weight and pos_weight (the positive class's weight, usually
+// [C] for the last dim) broadcast to it. Stable for every logit (through
+// log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|))); the result has the
+// operands' promoted dtype (16-bit floats compute in float32).
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target,
+                                        const Tensor& weight = {}, const Tensor& pos_weight = {},
+                                        std::string_view reduction = "mean");
+// The gradient with respect to input; grad_output has the input's shape
+// (reduction "none") or one element.
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, const Tensor& input,
+                                                 const Tensor& target, const Tensor& weight,
+                                                 const Tensor& pos_weight,
+                                                 std::string_view reduction);
 
 // -- Attention (math path). query [..., L, E], key [..., S, E], value
 // [..., S, Ev]; attn_mask bool (true = attend) or additive, broadcast to

@@ -1,4 +1,5 @@
-// max, min (full and over one dim with indices), argmax, argmin, amax, amin.
+// max, min (full and over one dim with indices), argmax, argmin, amax, amin,
+// aminmax.
 #include <optional>
 #include <tuple>
 
@@ -118,6 +119,26 @@ Tensor& amax_out(Tensor& out, const Tensor& t, const Shape& dims, bool keepdim) 
 }
 Tensor& amin_out(Tensor& out, const Tensor& t, const Shape& dims, bool keepdim) {
   return write_out("amin", out, amin(t, dims, keepdim));
+}
+
+// Two reductions (amin, then amax) under aminmax's name; a fused kernel
+// would read t once, not worth a kernel slot while the two are this cheap.
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+  const char* name = "aminmax";
+  TESSERA_CHECK(t.defined(), ValueError, name, ": undefined tensor");
+  TESSERA_CHECK(dim || t.numel() > 0, ValueError, name,
+                "(): cannot compute aminmax over an empty dimension as the operation has no "
+                "identity, got ", describe(t));
+  const Shape dims = dim ? Shape{*dim} : Shape{};
+  return {extreme(ReduceExtOp::kAmin, name, t, dims, keepdim),
+          extreme(ReduceExtOp::kAmax, name, t, dims, keepdim)};
+}
+std::tuple<Tensor&, Tensor&> aminmax_out(Tensor& min, Tensor& max, const Tensor& t,
+                                         std::optional<int64_t> dim, bool keepdim) {
+  auto [lo, hi] = aminmax(t, dim, keepdim);
+  write_out("aminmax", min, lo);
+  write_out("aminmax", max, hi);
+  return {min, max};
 }
 
 }  // namespace tessera

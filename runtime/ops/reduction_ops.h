@@ -42,6 +42,13 @@ Tensor amax(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& amax_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& amin_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+// (amin, amax) over one dim, or every dim when dim is absent (keepdim then
+// keeps every dim, with size 1).
+std::tuple<Tensor, Tensor> aminmax(const Tensor& t, std::optional<int64_t> dim = std::nullopt,
+                                   bool keepdim = false);
+std::tuple<Tensor&, Tensor&> aminmax_out(Tensor& min, Tensor& max, const Tensor& t,
+                                         std::optional<int64_t> dim = std::nullopt,
+                                         bool keepdim = false);
 
 // var / std of floating inputs; divisor max(N - correction, 0).
 Tensor var(const Tensor& t, const Shape& dims = {}, double correction = 1.0,
@@ -80,6 +87,20 @@ Tensor& cumprod_out(Tensor& out, const Tensor& t, int64_t dim,
 // In place: the scan in self's dtype (dtype, if given, must be self's).
 Tensor& cumsum_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 Tensor& cumprod_(Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
+
+// (values, indices): the running max / min along dim; ties and NaNs take
+// the latest index, as PyTorch. Any dtype.
+std::tuple<Tensor, Tensor> cummax(const Tensor& t, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& t, int64_t dim);
+
+// -- Order statistics (through a stable sort; NaN sorts last) -----------------
+// (values, indices) of the k-th smallest (k from 1) along dim.
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+// The lower median along dim (NaN, at its first index, for a line holding
+// NaN), and over every element (NaN for an empty floating tensor).
+std::tuple<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim = false);
+Tensor median(const Tensor& t);
 
 // -- Softmax ------------------------------------------------------------------
 Tensor softmax(const Tensor& x, int64_t dim, std::optional<DType> dtype = std::nullopt);

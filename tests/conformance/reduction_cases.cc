@@ -1,5 +1,5 @@
-// Reductions: sum, mean, prod, amax, amin, max / min (full and over a dim
-// with indices), argmax, argmin, all, any, var, std, norm, logsumexp, and
+// Reductions: sum, mean, prod, amax, amin, aminmax, max / min (full and
+// over a dim with indices), argmax, argmin, all, any, var, std, norm, logsumexp, and
 // their error cases. References are naive loops in double over the
 // row-major values of the host inputs.
 #include <algorithm>
@@ -277,6 +277,31 @@ TESSERA_CONFORMANCE_OP("amin") {
       [](const Tensor& x, const Sample& s) { return amin(x, s.dims, s.flag); }, same, min_of);
 }
 
+TESSERA_CONFORMANCE_OP("aminmax") {
+  // One dim or all of them (aminmax takes no dim list).
+  OpCase c = reduction_case(
+      all_dtypes(),
+      [](DType t) {
+        std::vector<Sample> out;
+        for (Sample& s : nonempty(reduction_samples(t, false))) {
+          if (s.dims.size() <= 1) out.push_back(std::move(s));
+        }
+        return out;
+      },
+      nullptr, same, min_of);
+  c.run = [](const std::vector<Tensor>& in, const Sample& s) {
+    const std::optional<int64_t> dim =
+        s.dims.empty() ? std::nullopt : std::optional<int64_t>(s.dims[0]);
+    auto [lo, hi] = aminmax(in[0], dim, s.flag);
+    return std::vector<Tensor>{lo, hi};
+  };
+  c.reference = [](const Sample& s) {
+    const DType t = s.inputs[0].dtype();
+    return std::vector<Expected>{reduce_reference(s, t, min_of), reduce_reference(s, t, max_of)};
+  };
+  return c;
+}
+
 TESSERA_CONFORMANCE_OP("max full") {
   return reduction_case(
       all_dtypes(),
@@ -442,6 +467,10 @@ TESSERA_CONFORMANCE_ERRORS("reductions") {
        {"amax", "appears multiple times"}},
       {"amax over an empty dim", [f32](Device d) { amax(f32(d, {0, 3}), {0}); }, ErrorKind::kIndex,
        {"amax", "Expected reduction dim 0 to have non-zero size"}},
+      {"aminmax over an empty dim", [f32](Device d) { aminmax(f32(d, {0, 3}), 0); },
+       ErrorKind::kIndex, {"aminmax", "Expected reduction dim 0 to have non-zero size"}},
+      {"aminmax of an empty tensor", [f32](Device d) { aminmax(f32(d, {0, 3})); },
+       ErrorKind::kValue, {"aminmax", "no identity"}},
       {"amin of an empty tensor", [f32](Device d) { amin(f32(d, {0, 3})); }, ErrorKind::kValue,
        {"amin", "Expected reduction dim to be specified"}},
       {"max over an empty dim", [f32](Device d) { max(f32(d, {0, 3}), 0); }, ErrorKind::kIndex,

@@ -1,6 +1,6 @@
 // Indexing ops along one dim or by mask: index_select, gather, scatter,
 // scatter_add, index_add, index_copy, index_fill_, masked_fill_,
-// masked_select, nonzero; and sort, argsort (aten's composite over sort)
+// masked_scatter, masked_select, nonzero; and sort, argsort (aten's composite over sort)
 // and topk. Advanced indexing (x[idx]) is in advanced_indexing.cc.
 //
 // scatter's reduce= variants and scatter_reduce have no runtime op and go
@@ -336,6 +336,26 @@ at::Tensor& masked_fill_tensor_(at::Tensor& self, const at::Tensor& mask,
   return self;
 }
 
+// masked_scatter: aten's functional form clones and calls masked_scatter_;
+// both are registered (the functional one skips the clone).
+at::Tensor masked_scatter(const at::Tensor& self, const at::Tensor& mask,
+                          const at::Tensor& source) {
+  const OpScope scope(self);
+  constexpr const char* op = "masked_scatter";
+  return to_torch(call_runtime([&] {
+    return tessera::masked_scatter(to_runtime(self, op), to_runtime(mask, op),
+                                   to_runtime(source, op));
+  }));
+}
+
+at::Tensor& masked_scatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& source) {
+  const OpScope scope(self);
+  constexpr const char* op = "masked_scatter_";
+  tessera::Tensor dst = to_runtime(self, op);
+  call_runtime([&] { tessera::masked_scatter_(dst, to_runtime(mask, op), to_runtime(source, op)); });
+  return self;
+}
+
 at::Tensor masked_select(const at::Tensor& self, const at::Tensor& mask) {
   const OpScope scope(self);
   const tessera::Tensor src = to_runtime(self, "masked_select");
@@ -418,6 +438,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("masked_fill_.Scalar", TORCH_FN(masked_fill_scalar_));
   m.impl("masked_fill_.Tensor", TORCH_FN(masked_fill_tensor_));
   m.impl("masked_select", TORCH_FN(masked_select));
+  m.impl("masked_scatter", TORCH_FN(masked_scatter));
+  m.impl("masked_scatter_", TORCH_FN(masked_scatter_));
   m.impl("nonzero", TORCH_FN(nonzero));
   m.impl("sort.stable", TORCH_FN(sort));
   m.impl("sort.values_stable", TORCH_FN(sort_out));

@@ -2,6 +2,9 @@
 // their out= and in-place forms, over the runtime's GEMM-backed ops.
 // linear, matmul, outer and ger are CompositeImplicit in aten and reach
 // these (mm, addmm, bmm) or pointwise mul; they need no kernel here.
+// Also linalg_cross (torch.cross reaches it) and cdist's _cdist_forward /
+// _cdist_backward (cdist itself takes p = 2 with more than 25 rows through
+// _euclidean_dist, a composite of matmul and pointwise ops).
 #include <torch/library.h>
 
 #include "bridge/csrc/ops/op_helpers.h"
@@ -171,6 +174,42 @@ at::Tensor& addmv_inplace(at::Tensor& self, const at::Tensor& mat, const at::Ten
   return self;
 }
 
+// -- linalg_cross / cdist ------------------------------------------------------------
+
+at::Tensor linalg_cross(const at::Tensor& self, const at::Tensor& other, int64_t dim) {
+  OpScope scope(self, other);
+  return fresh([&] {
+    return tessera::linalg_cross(to_runtime(self, "linalg.cross"), to_runtime(other, "linalg.cross"),
+                                 dim);
+  });
+}
+
+at::Tensor& linalg_cross_out(const at::Tensor& self, const at::Tensor& other, int64_t dim,
+                             at::Tensor& out) {
+  OpScope scope(self, other);
+  return write_out_exact(out, call_runtime([&] {
+                     return tessera::linalg_cross(to_runtime(self, "linalg.cross"),
+                                                  to_runtime(other, "linalg.cross"), dim);
+                   }));
+}
+
+// compute_mode only chooses between this and _euclidean_dist, upstream.
+at::Tensor cdist_forward(const at::Tensor& x1, const at::Tensor& x2, double p,
+                         std::optional<int64_t> /*compute_mode*/) {
+  OpScope scope(x1, x2);
+  return fresh([&] { return tessera::cdist(to_runtime(x1, "cdist"), to_runtime(x2, "cdist"), p); });
+}
+
+at::Tensor cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at::Tensor& x2,
+                          double p, const at::Tensor& cdist) {
+  OpScope scope(grad, x1);
+  constexpr const char* op = "cdist_backward";
+  return fresh([&] {
+    return tessera::cdist_backward(to_runtime(grad, op), to_runtime(x1, op), to_runtime(x2, op), p,
+                                   to_runtime(cdist, op));
+  });
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm", TORCH_FN(mm));
   m.impl("mm.out", TORCH_FN(mm_out));
@@ -189,6 +228,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("addmv", TORCH_FN(addmv));
   m.impl("addmv.out", TORCH_FN(addmv_out));
   m.impl("addmv_", TORCH_FN(addmv_inplace));
+  m.impl("linalg_cross", TORCH_FN(linalg_cross));
+  m.impl("linalg_cross.out", TORCH_FN(linalg_cross_out));
+  m.impl("_cdist_forward", TORCH_FN(cdist_forward));
+  m.impl("_cdist_backward", TORCH_FN(cdist_backward));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 // mse_loss and its backward from runtime ops. aten's generated wrapper for
 // a device without them allocates a 0-d output and resizes it in the
-// fallback, warning on every reduction="none" call.
+// fallback, warning on every reduction="none" call. And
+// binary_cross_entropy_with_logits: aten's own composite calls log_sigmoid,
+// which tessera lacks; the runtime's composite replaces it (autograd's
+// backward formula is plain pointwise ops, native already).
 #include <ATen/core/Reduction.h>
 #include <torch/library.h>
 
@@ -63,7 +66,31 @@ at::Tensor& mse_loss_backward_out(const at::Tensor& grad_output, const at::Tenso
   return write_out(grad_input, mse_grad(grad_output, self, target, reduction));
 }
 
+const char* reduction_name(const char* op, int64_t reduction) {
+  switch (reduction) {
+    case at::Reduction::None: return "none";
+    case at::Reduction::Mean: return "mean";
+    case at::Reduction::Sum: return "sum";
+  }
+  TORCH_CHECK(false, op, ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+}
+
+at::Tensor binary_cross_entropy_with_logits(const at::Tensor& self, const at::Tensor& target,
+                                            const std::optional<at::Tensor>& weight,
+                                            const std::optional<at::Tensor>& pos_weight,
+                                            int64_t reduction) {
+  constexpr const char* op = "binary_cross_entropy_with_logits";
+  const OpScope scope(self, target);
+  const char* r = reduction_name(op, reduction);
+  return to_torch(call_runtime([&] {
+    return tessera::binary_cross_entropy_with_logits(
+        to_runtime(self, op), to_runtime(target, op), to_runtime(weight, op).value_or(tessera::Tensor()),
+        to_runtime(pos_weight, op).value_or(tessera::Tensor()), r);
+  }));
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("binary_cross_entropy_with_logits", TORCH_FN(binary_cross_entropy_with_logits));
   m.impl("mse_loss", TORCH_FN(mse_loss));
   m.impl("mse_loss.out", TORCH_FN(mse_loss_out));
   m.impl("mse_loss_backward", TORCH_FN(mse_loss_backward));

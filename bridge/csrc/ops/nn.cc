@@ -1,5 +1,5 @@
-// Convolution, pooling, embedding backward and nll_loss on tessera,
-// forward and backward, over the runtime's nn ops.
+// Convolution, pooling (max, average, adaptive average), embedding backward
+// and nll_loss on tessera, forward and backward, over the runtime's nn ops.
 //
 // Convolution: conv1d/conv2d/conv_transpose* (CIA) -> convolution (CEA) ->
 // _convolution, whose backend selection sends any device other than
@@ -310,6 +310,33 @@ at::Tensor& avg_pool2d_backward_out(const at::Tensor& grad_output, const at::Ten
                    }));
 }
 
+// -- adaptive_avg_pool2d: aten's adaptive_avg_pool2d takes a 1x1 output as
+// a mean and calls _adaptive_avg_pool2d for every other size.
+at::Tensor adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_size) {
+  OpScope scope(self);
+  return to_torch(call_runtime([&] {
+    return tessera::adaptive_avg_pool2d(to_runtime(self, "adaptive_avg_pool2d"),
+                                        to_runtime_shape(output_size));
+  }));
+}
+
+at::Tensor& adaptive_avg_pool2d_out(const at::Tensor& self, c10::IntArrayRef output_size,
+                                    at::Tensor& out) {
+  OpScope scope(self);
+  return write_out_exact(out, call_runtime([&] {
+                     return tessera::adaptive_avg_pool2d(to_runtime(self, "adaptive_avg_pool2d"),
+                                                         to_runtime_shape(output_size));
+                   }));
+}
+
+at::Tensor adaptive_avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self) {
+  OpScope scope(grad_output, self);
+  constexpr const char* op = "adaptive_avg_pool2d_backward";
+  return to_torch(call_runtime([&] {
+    return tessera::adaptive_avg_pool2d_backward(to_runtime(grad_output, op), to_runtime(self, op));
+  }));
+}
+
 // -- embedding ---------------------------------------------------------------------------
 
 // scale_grad_by_freq divides each weight row's gradient by how often its
@@ -432,6 +459,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("avg_pool2d.out", TORCH_FN(avg_pool2d_out));
   m.impl("avg_pool2d_backward", TORCH_FN(avg_pool2d_backward));
   m.impl("avg_pool2d_backward.grad_input", TORCH_FN(avg_pool2d_backward_out));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(adaptive_avg_pool2d));
+  m.impl("adaptive_avg_pool2d.out", TORCH_FN(adaptive_avg_pool2d_out));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(adaptive_avg_pool2d_backward));
 
   m.impl("embedding_dense_backward", TORCH_FN(embedding_dense_backward));
 

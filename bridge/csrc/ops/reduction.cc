@@ -1,5 +1,5 @@
 // Reductions and scans on tessera: sum, mean, prod, max/min, argmax/argmin,
-// amax/amin, var/std (and their _mean pairs), vector norms, all/any,
+// amax/amin, aminmax, var/std (and their _mean pairs), vector norms, all/any,
 // logsumexp, cumsum and cumprod, each as the functional op and its out=
 // form. The functional forms are registered too (not only .out, which the
 // structured default wrappers would call) so that a result is allocated
@@ -258,6 +258,21 @@ at::Tensor& amin_out(const at::Tensor& self, at::IntArrayRef dim, bool keepdim, 
   return write_out_exact(out, call_runtime([&] {
                      return tessera::amin(to_runtime(self, "amin"), to_dims(dim), keepdim);
                    }));
+}
+
+std::tuple<at::Tensor, at::Tensor> aminmax(const at::Tensor& self, std::optional<int64_t> dim,
+                                           bool keepdim) {
+  OpScope scope(self);
+  return fresh_pair([&] { return tessera::aminmax(to_runtime(self, "aminmax"), dim, keepdim); });
+}
+
+std::tuple<at::Tensor&, at::Tensor&> aminmax_out(const at::Tensor& self,
+                                                 std::optional<int64_t> dim, bool keepdim,
+                                                 at::Tensor& min, at::Tensor& max) {
+  OpScope scope(self, min);
+  return write_pair(min, max, call_runtime([&] {
+                      return tessera::aminmax(to_runtime(self, "aminmax"), dim, keepdim);
+                    }));
 }
 
 // -- var / std -----------------------------------------------------------------
@@ -533,6 +548,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("amax.out", TORCH_FN(amax_out));
   m.impl("amin", TORCH_FN(amin));
   m.impl("amin.out", TORCH_FN(amin_out));
+  m.impl("aminmax", TORCH_FN(aminmax));
+  m.impl("aminmax.out", TORCH_FN(aminmax_out));
 
   m.impl("var.correction", TORCH_FN(var));
   m.impl("var.correction_out", TORCH_FN(var_out));

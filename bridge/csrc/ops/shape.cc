@@ -1,6 +1,7 @@
 // Shape ops that copy: clone, cat, stack, flip, roll, repeat,
 // constant_pad_nd; and unfold, a view op that aten registers per backend
-// (its generic implementation only computes sizes and strides).
+// (its generic implementation only computes sizes and strides), with its
+// backward.
 //
 // split, chunk, unbind, narrow and the other views are composites over
 // as_strided / view / slice, which already run natively.
@@ -100,6 +101,15 @@ at::Tensor constant_pad_nd(const at::Tensor& self, c10::IntArrayRef pad,
       call_runtime([&] { return tessera::constant_pad(src, to_runtime_shape(pad), fill); }));
 }
 
+at::Tensor unfold_backward(const at::Tensor& grad, c10::IntArrayRef input_sizes, int64_t dim,
+                           int64_t size, int64_t step) {
+  const OpScope scope(grad);
+  return to_torch(call_runtime([&] {
+    return tessera::unfold_backward(to_runtime(grad, "unfold_backward"),
+                                    to_runtime_shape(input_sizes), dim, size, step);
+  }));
+}
+
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("clone", TORCH_FN(clone));
   m.impl("cat", TORCH_FN(cat));
@@ -110,6 +120,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("repeat", TORCH_FN(repeat));
   m.impl("constant_pad_nd", TORCH_FN(constant_pad_nd));
   m.impl("unfold", TORCH_FN(at::native::unfold));
+  m.impl("unfold_backward", TORCH_FN(unfold_backward));
 }
 
 }  // namespace
