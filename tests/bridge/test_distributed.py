@@ -36,7 +36,9 @@ pytestmark = pytest.mark.skipif(not (dist.is_available() and dist.is_gloo_availa
 
 def run_job(job, device_index, tmp_path):
     """Runs `job` on every rank; fails naming the first failed check."""
-    env = dict(os.environ, OMP_NUM_THREADS="1")  # two ranks share two cores
+    # Two ranks share two cores; gloo's sockets stay on the loopback
+    # interface whatever the host name resolves to.
+    env = dict(os.environ, OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME="lo")
     logs = [tmp_path / f"rank{rank}.log" for rank in range(WORLD_SIZE)]
     ranks = []
     for rank, log in enumerate(logs):
