@@ -1,12 +1,15 @@
 """Helpers shared by the bridge's op tests."""
 
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 import torch_tessera
 
 
 def assert_no_fallback():
     """No aten op ran through the CPU fallback since the test began."""
-    assert torch_tessera.fallback_stats() == {}
+    stats = torch_tessera.fallback_stats()
+    assert stats == {}, f"ops ran through the CPU fallback: {stats}"
 
 
 def assert_fallback_at_most(allowed):
@@ -34,3 +37,18 @@ def to_dev(x, dev):
     if isinstance(x, (list, tuple)):
         return type(x)(to_dev(v, dev) for v in x)
     return x
+
+
+class SmallCNN(nn.Module):
+    """conv -> relu -> maxpool -> conv -> relu -> maxpool -> linear, on 1x12x12 images."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv2d(4, 8, kernel_size=3, padding=1)
+        self.fc = nn.Linear(8 * 3 * 3, 5)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc(torch.flatten(x, 1))

@@ -28,7 +28,7 @@ import transformers
 from torch._dynamo.testing import CompileCounterWithBackend
 from torch._inductor.utils import run_and_get_code
 
-from bridge_testing import assert_no_fallback, to_dev
+from bridge_testing import SmallCNN, assert_no_fallback, to_dev
 
 # Inductor reorders and fuses float32 arithmetic: a few ulps per step.
 RTOL = 1e-4
@@ -74,19 +74,6 @@ def assert_kernels_ran(device):
 
 
 # -- Training steps: compiled vs eager on the device vs eager on the CPU.
-class SmallCNN(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 4, kernel_size=3, padding=1)
-        self.conv2 = nn.Conv2d(4, 8, kernel_size=3, padding=1)
-        self.fc = nn.Linear(8 * 3 * 3, 5)
-
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        return self.fc(torch.flatten(x, 1))
-
-
 def mlp():
     return nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 5))
 

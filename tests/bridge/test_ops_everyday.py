@@ -23,6 +23,8 @@ import torch
 import torch_tessera
 from torch.utils._pytree import tree_flatten, tree_map
 
+from bridge_testing import assert_no_fallback
+
 pytest.importorskip("expecttest", reason="torch.testing._internal needs the expecttest package")
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
 
@@ -63,11 +65,6 @@ TIES_UNSPECIFIED = {"median", "kthvalue"}
 FOUR_D_ONLY = {"nn.functional.interpolate.nearest", "nn.functional.upsample_nearest"}
 
 
-def assert_no_fallback():
-    stats = torch_tessera.fallback_stats()
-    assert stats == {}, f"ops ran through the CPU fallback: {stats}"
-
-
 def to_device(tree, device):
     return tree_map(lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, tree)
 
@@ -83,6 +80,20 @@ def assert_same(actual, expected, what):
             torch.testing.assert_close(a.cpu(), e, equal_nan=True, msg=lambda m: f"{what}: {m}")
         else:
             assert a == e, what
+
+
+def assert_same_forward_backward(fn, x, device):
+    """fn on a leaf x and on its copy on device: outputs, then input grads
+    for one random output gradient, equal, with no CPU fallback."""
+    x_dev = x.detach().to(device).requires_grad_()
+    y = fn(x)
+    y_dev = fn(x_dev)
+    assert_same(y_dev, y, "forward")
+    g = torch.randn_like(y)
+    y.backward(g)
+    y_dev.backward(g.to(device))
+    assert_same(x_dev.grad, x.grad, "backward")
+    assert_no_fallback()
 
 
 def total(out):
@@ -342,15 +353,8 @@ def test_bce_with_logits_weights_and_extreme_logits(device, reduction):
 @pytest.mark.parametrize("size", [(3, 5), (1, 1), (7, 7), (4, None)], ids=str)
 def test_adaptive_avg_pool2d_output_sizes(device, size):
     x = torch.randn(2, 3, 7, 9).to(memory_format=torch.channels_last).requires_grad_()
-    x_dev = x.detach().to(device).requires_grad_()
-    y = torch.nn.functional.adaptive_avg_pool2d(x, size)
-    y_dev = torch.nn.functional.adaptive_avg_pool2d(x_dev, size)
-    assert_same(y_dev, y, "forward")
-    g = torch.randn_like(y)
-    y.backward(g)
-    y_dev.backward(g.to(device))
-    assert_same(x_dev.grad, x.grad, "backward")
-    assert_no_fallback()
+    assert_same_forward_backward(
+        lambda t: torch.nn.functional.adaptive_avg_pool2d(t, size), x, device)
 
 
 @every_device
@@ -492,15 +496,7 @@ def test_median_nan_rows_and_kthvalue(device):
 def test_interpolate_forward_backward(device, kwargs):
     torch.manual_seed(0)
     x = torch.randn(2, 3, 6, 5).to(memory_format=torch.channels_last).requires_grad_()
-    x_dev = x.detach().to(device).requires_grad_()
-    y = torch.nn.functional.interpolate(x, **kwargs)
-    y_dev = torch.nn.functional.interpolate(x_dev, **kwargs)
-    assert_same(y_dev, y, "forward")
-    g = torch.randn_like(y)
-    y.backward(g)
-    y_dev.backward(g.to(device))
-    assert_same(x_dev.grad, x.grad, "backward")
-    assert_no_fallback()
+    assert_same_forward_backward(lambda t: torch.nn.functional.interpolate(t, **kwargs), x, device)
 
 
 @every_device

@@ -15,6 +15,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torch_tessera
 
+from bridge_testing import SmallCNN
+
 STEPS = 10
 # Float32 sums in another order drift by a few ulps a step; ten steps of
 # training keep that well under 1e-4 relative.
@@ -24,21 +26,6 @@ ATOL = 1e-5
 
 def make_mlp():
     return nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 5))
-
-
-class SmallCNN(nn.Module):
-    """conv -> relu -> maxpool -> conv -> relu -> maxpool -> linear, on 1x12x12 images."""
-
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 4, kernel_size=3, padding=1)
-        self.conv2 = nn.Conv2d(4, 8, kernel_size=3, padding=1)
-        self.fc = nn.Linear(8 * 3 * 3, 5)
-
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        return self.fc(torch.flatten(x, 1))
 
 
 def mlp_batches(steps=STEPS, batch=16):
