@@ -4,22 +4,6 @@
 
 namespace tessera {
 
-size_t itemsize(DType t) {
-  switch (t) {
-    case DType::kBool:
-    case DType::kU8:
-    case DType::kI8: return 1;
-    case DType::kI16:
-    case DType::kF16:
-    case DType::kBF16: return 2;
-    case DType::kI32:
-    case DType::kF32: return 4;
-    case DType::kI64:
-    case DType::kF64: return 8;
-  }
-  return 0;
-}
-
 std::string_view dtype_name(DType t) {
   switch (t) {
     case DType::kBool: return "bool";

@@ -54,9 +54,8 @@ Tensor Tensor::from_storage(StoragePtr storage, DType dtype, Shape sizes, Shape 
   return Tensor(std::move(impl));
 }
 
-const TensorImpl& Tensor::impl() const {
-  TESSERA_CHECK(impl_ != nullptr, ValueError, "operation on an undefined tensor");
-  return *impl_;
+void Tensor::throw_undefined() {
+  throw ValueError("operation on an undefined tensor");
 }
 
 int64_t Tensor::size(int64_t d) const {
@@ -71,10 +70,6 @@ int64_t Tensor::stride(int64_t d) const {
   return strides()[wrap_dim(d, dim(), "stride")];
 }
 
-void* Tensor::data_ptr() const {
-  const TensorImpl& i = impl();
-  return static_cast<char*>(i.storage->data()) + i.storage_offset * static_cast<int64_t>(itemsize());
-}
 
 Tensor Tensor::contiguous() const {
   if (is_contiguous()) return *this;

@@ -12,12 +12,14 @@
 #include "runtime/core/device.h"
 #include "runtime/core/dtype.h"
 #include "runtime/core/scalar.h"
+#include "runtime/core/small_vector.h"
 #include "runtime/core/storage.h"
 #include "runtime/core/tensor_options.h"
 
 namespace tessera {
 
-using Shape = std::vector<int64_t>;
+// Sizes, strides or dims: inline up to 6 entries (small_vector.h).
+using Shape = SmallVector<int64_t, 6>;
 
 // Row-major (C-contiguous) strides for sizes.
 Shape contiguous_strides(const Shape& sizes);
@@ -59,7 +61,11 @@ class Tensor {
   bool is_contiguous() const { return impl().is_contiguous; }
   const StoragePtr& storage() const { return impl().storage; }
   // Address of element 0 (storage data + offset * itemsize).
-  void* data_ptr() const;
+  void* data_ptr() const {
+    const TensorImpl& i = impl();
+    return static_cast<char*>(i.storage->data()) +
+           i.storage_offset * static_cast<int64_t>(tessera::itemsize(i.dtype));
+  }
   template <typename T>
   T* data() const {
     return static_cast<T*>(data_ptr());
@@ -76,7 +82,9 @@ class Tensor {
   Tensor transpose(int64_t dim0, int64_t dim1) const;
   Tensor t() const;  // transpose of a tensor of at most 2 dims
   Tensor permute(const Shape& dims) const;
-  Tensor expand(const Shape& sizes) const;  // -1 keeps a size
+  // -1 keeps a size. Sizes equal to this tensor's give this tensor back
+  // (the same handle, as contiguous() does): no view to build.
+  Tensor expand(const Shape& sizes) const;
   Tensor view(const Shape& sizes) const;    // one size may be -1
   Tensor reshape(const Shape& sizes) const; // a view where possible
   Tensor flatten() const;
@@ -120,7 +128,12 @@ class Tensor {
   Tensor& zero_() { return fill_(0); }
 
  private:
-  const TensorImpl& impl() const;
+  // Inline: every accessor goes through it, on every op's path.
+  const TensorImpl& impl() const {
+    if (impl_ == nullptr) [[unlikely]] throw_undefined();
+    return *impl_;
+  }
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<TensorImpl> impl_;
 };
 

@@ -171,6 +171,7 @@ Tensor Tensor::permute(const Shape& dims) const {
 }
 
 Tensor Tensor::expand(const Shape& target) const {
+  if (target == sizes()) return *this;  // nothing to broadcast: pointwise ops' common case
   int64_t n = dim(), m = static_cast<int64_t>(target.size());
   TESSERA_CHECK(m >= n, ValueError, "expand: the number of sizes provided (", m,
                 ") must be greater or equal to the number of dimensions in the tensor (",

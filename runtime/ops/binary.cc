@@ -52,6 +52,13 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha
   DType dtype = compute_dtype(op, result_type(a, b),
                               a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,
                               [&] { return describe(a) + ", " + describe(b); });
+  if (a.sizes() == b.sizes()) {  // no broadcast: the common case, kept short
+    Tensor out = empty(a.sizes(), TensorOptions(dtype, device));
+    if (out.numel() == 0) return out;
+    call_kernel<kernels::Binary>(device, op, out, prepare_operand(a, device, dtype),
+                                 prepare_operand(b, device, dtype), alpha);
+    return out;
+  }
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   Tensor out = empty(shape, TensorOptions(dtype, device));
   if (out.numel() == 0) return out;

@@ -34,6 +34,9 @@ StreamTable& stream_table() {
 
 // The current stream of each device for this thread; absent means default.
 thread_local std::unordered_map<Device, uint32_t> tls_current_streams;
+// False until this thread sets a stream: then every device's current stream
+// is its default, known without a hash lookup (every op asks, twice).
+thread_local bool tls_streams_set = false;
 
 }  // namespace
 
@@ -68,6 +71,7 @@ Stream Stream::create(Device device) {
 }
 
 Stream current_stream(Device device) {
+  if (!tls_streams_set) return Stream(device, 0);
   auto it = tls_current_streams.find(device);
   return Stream(device, it == tls_current_streams.end() ? 0 : it->second);
 }
@@ -75,6 +79,7 @@ Stream current_stream(Device device) {
 void set_current_stream(Stream stream) {
   stream.native();  // validates device and id
   tls_current_streams[stream.device()] = stream.id();
+  tls_streams_set = true;
 }
 
 StreamGuard::StreamGuard(Stream stream) : previous_(current_stream(stream.device())) {
