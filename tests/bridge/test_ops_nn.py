@@ -314,6 +314,38 @@ def test_conv2d(tessera, kw, dtype):
     assert_native("convolution_overrideable", "convolution_backward_overrideable")
 
 
+# ResNet's layers (7x7 stride-2 stem, 3x3 blocks, 1x1 stride-2 downsample), the
+# shapes the CPU device's oneDNN backward sees in training.
+RESNET_CONVS = [
+    ((2, 3, 32, 32), (8, 3, 7, 7), dict(stride=2, padding=3)),
+    ((2, 8, 9, 9), (8, 8, 3, 3), dict(padding=1)),
+    ((2, 8, 9, 9), (16, 8, 1, 1), dict(stride=2)),
+    ((2, 8, 9, 9), (8, 1, 3, 3), dict(padding=1, groups=8)),
+]
+
+
+@pytest.mark.parametrize("xs, ws, kw", RESNET_CONVS, ids=str)
+@pytest.mark.parametrize("wanted", ["input", "weight", "bias", "weight+bias", "all"])
+def test_conv2d_backward_each_gradient(tessera, xs, ws, kw, wanted):
+    """Each gradient alone and together (the kernel takes a mask of them),
+    including a channels-last grad_out (a permuted, non-contiguous tensor)."""
+    x, w, b = make(xs), make(ws, seed=1), make((ws[0],), seed=2)
+    grads = {}
+    for dev in ("cpu", tessera):
+        xd, wd, bd = (t.detach().to(dev) for t in (x, w, b))
+        for t, name in ((xd, "input"), (wd, "weight"), (bd, "bias")):
+            t.requires_grad_(wanted == "all" or name in wanted.split("+"))
+        out = F.conv2d(xd, wd, bd, **kw)
+        g = make(tuple(out.shape), seed=3).to(dev).to(memory_format=torch.channels_last)
+        out.backward(g)
+        grads[dev] = [t.grad.cpu() if t.grad is not None else None for t in (xd, wd, bd)]
+    for c, t in zip(grads["cpu"], grads[tessera]):
+        assert (c is None) == (t is None)
+        if c is not None:
+            assert_close(t, c, rtol=1e-4, atol=1e-4)
+    assert_native("convolution_overrideable", "convolution_backward_overrideable")
+
+
 def test_conv2d_unbatched_and_noncontiguous(tessera):
     run_both(lambda t, ww: F.conv2d(t, ww, padding=1), [make((3, 5, 5)), make((2, 3, 3, 3))],
              tessera, **tol(torch.float32))

@@ -1,15 +1,26 @@
-// The Conv2dBackward kernel on the CPU: direct loops over staged
-// contiguous double buffers, for every floating dtype. Written for
-// correctness first (training through the bridge is not yet measured);
-// a oneDNN backward path can replace the f32 case without changing the
-// signature.
+// The Conv2dBackward kernel on the CPU.
+//
+//  - f32: oneDNN's backward-data and backward-weights primitives (what
+//    PyTorch's own CPU convolution backward runs on), in the blocked layouts
+//    oneDNN picks; our NCHW tensors are reordered in and out, as in the
+//    forward kernel. The bias gradient comes from the backward-weights
+//    primitive too.
+//  - other floating dtypes (f64, f16, bf16), and any f32 case oneDNN
+//    declines: direct loops over staged contiguous double buffers. These
+//    are for correctness, not speed (a ResNet-18 step at batch 8 took 25 s
+//    through them in f32, against 0.4 s in torch).
+#include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "devices/cpu/kernels/conv_common.h"
+#include "devices/cpu/kernels/conv_dnnl.h"
+#include "devices/cpu/kernels/gemm_dnnl.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/nn_staging.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
 
 namespace tessera::cpu {
 
@@ -40,12 +51,108 @@ void for_each_tap(const nn::ConvGeometry& g, int64_t n, int64_t oc, F&& f) {
   }
 }
 
+// A contiguous tensor with t's sizes and dtype to compute into: t itself
+// when it is contiguous, else a temporary that finish() copies into t.
+struct Destination {
+  explicit Destination(Tensor& t)
+      : target(t), value(t.is_contiguous() ? t : empty(t.sizes(), TensorOptions(t.dtype(), t.device()))) {}
+  void finish() {
+    if (!value.is_same(target)) cpu_copy(target, value);
+  }
+  Tensor& target;
+  Tensor value;
+};
+
+// The f32 backward on oneDNN; false (nothing written) when oneDNN rejects
+// the problem.
+bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_bias,
+                          const Tensor& grad_out, const Tensor& input, const Tensor& weight,
+                          const nn::ConvGeometry& g) {
+  using dnnl::memory;
+  try {
+    const nn::DnnlConvDims dims(g);
+    dnnl::engine& eng = nn::dnnl_cpu_engine();
+    match_dnnl_threads();
+    dnnl::stream strm(eng);
+    const Tensor gy = grad_out.contiguous();
+    memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
+    const bool with_bias = grad_bias.defined();
+    const auto fwd = dims.forward_training(with_bias);
+
+    if (grad_input.defined()) {
+      const Tensor w = weight.contiguous();
+      const dnnl::convolution_backward_data::desc desc(
+          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
+          dims.any_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+      const dnnl::convolution_backward_data::primitive_desc pd(desc, eng, fwd);
+      memory user_w(dims.plain_weights(), eng, w.data_ptr());
+      Destination gx(grad_input);
+      memory user_gx(dims.plain_src(), eng, gx.value.data_ptr());
+      memory diff_src = pd.diff_src_desc() == user_gx.get_desc() ? user_gx
+                                                                 : memory(pd.diff_src_desc(), eng);
+      dnnl::convolution_backward_data(pd).execute(
+          strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm)},
+                 {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm)},
+                 {DNNL_ARG_DIFF_SRC, diff_src}});
+      if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
+      strm.wait();
+      gx.finish();
+    }
+
+    if (grad_weight.defined() || with_bias) {
+      const Tensor x = input.contiguous();
+      const auto desc =
+          with_bias ? dnnl::convolution_backward_weights::desc(
+                          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
+                          dims.plain_bias(), dims.any_dst(), dims.strides, dims.dilates,
+                          dims.pad_l, dims.pad_r)
+                    : dnnl::convolution_backward_weights::desc(
+                          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
+                          dims.any_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+      const dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, fwd);
+      memory user_x(dims.plain_src(), eng, x.data_ptr());
+      // The weight gradient is needed as the primitive's output even when
+      // only the bias gradient was asked for.
+      Tensor gw_store = grad_weight.defined() ? grad_weight
+                                              : empty(weight.sizes(), TensorOptions(DType::kF32, weight.device()));
+      Destination gw(gw_store);
+      memory user_gw(dims.plain_weights(), eng, gw.value.data_ptr());
+      memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
+                          ? user_gw
+                          : memory(pd.diff_weights_desc(), eng);
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm)},
+          {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm)},
+          {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
+      std::optional<Destination> gb;
+      if (with_bias) {
+        gb.emplace(grad_bias);
+        args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb->value.data_ptr()));
+      }
+      dnnl::convolution_backward_weights(pd).execute(strm, args);
+      if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
+      strm.wait();
+      gw.finish();
+      if (gb) gb->finish();
+    }
+    return true;
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
 void conv2d_backward_kernel(const KernelContext&, Tensor& grad_input, Tensor& grad_weight,
                             Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                             const Tensor& weight, const Shape& stride, const Shape& padding,
                             const Shape& dilation, int64_t groups) {
   const nn::ConvGeometry g =
       nn::conv_geometry(input, weight, grad_out, stride, padding, dilation, groups);
+  const auto all_f32 = [](const Tensor& t) { return !t.defined() || t.dtype() == DType::kF32; };
+  if (grad_out.numel() > 0 && input.dtype() == DType::kF32 && all_f32(weight) &&
+      all_f32(grad_out) && all_f32(grad_input) && all_f32(grad_weight) && all_f32(grad_bias) &&
+      dnnl_conv2d_backward(grad_input, grad_weight, grad_bias, grad_out, input, weight, g)) {
+    return;
+  }
   const std::vector<double> go = nn::read_as<double>(grad_out);
   if (grad_bias.defined()) {
     std::vector<double> gb(static_cast<size_t>(g.cout), 0.0);

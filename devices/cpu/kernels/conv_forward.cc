@@ -23,6 +23,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "devices/cpu/kernels/conv_common.h"
+#include "devices/cpu/kernels/conv_dnnl.h"
 #include "devices/cpu/kernels/gemm_dnnl.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/nn_staging.h"
@@ -36,11 +37,6 @@ namespace {
 
 using dnnl::memory;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
 // Runs the convolution on oneDNN; false when oneDNN rejects the problem.
 bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const nn::ConvGeometry& g) {
@@ -51,48 +47,30 @@ bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const T
     Tensor y = direct_out ? out : empty(out.sizes(), TensorOptions(out.dtype(), out.device()));
 
     match_dnnl_threads();
-    dnnl::engine& eng = cpu_engine();
+    const nn::DnnlConvDims dims(g);
+    dnnl::engine& eng = nn::dnnl_cpu_engine();
     dnnl::stream strm(eng);
-    const memory::dims src_dims{g.n, g.cin, g.h, g.w};
-    const memory::dims dst_dims{g.n, g.cout, g.oh, g.ow};
-    const memory::dims wei_dims =
-        g.groups == 1 ? memory::dims{g.cout, g.cin_g, g.kh, g.kw}
-                      : memory::dims{g.groups, g.cout / g.groups, g.cin_g, g.kh, g.kw};
-    const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
-    const memory::dims pad_l{g.ph, g.pw};
-    // The right padding that yields exactly oh x ow outputs.
-    const memory::dims pad_r{(g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h - g.ph,
-                             (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w - g.pw};
-    const auto f32 = memory::data_type::f32;
-    const auto any = memory::format_tag::any;
-    memory::desc src_md(src_dims, f32, any), dst_md(dst_dims, f32, any), wei_md(wei_dims, f32, any);
-    memory::desc bias_md({g.cout}, f32, memory::format_tag::x);
     auto desc = b.defined()
                     ? dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src_md, wei_md, bias_md, dst_md, strides, dilates, pad_l, pad_r)
+                          dims.any_src(), dims.any_weights(), dims.plain_bias(), dims.any_dst(),
+                          dims.strides, dims.dilates, dims.pad_l, dims.pad_r)
                     : dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          src_md, wei_md, dst_md, strides, dilates, pad_l, pad_r);
+                          dims.any_src(), dims.any_weights(), dims.any_dst(), dims.strides,
+                          dims.dilates, dims.pad_l, dims.pad_r);
     dnnl::convolution_forward::primitive_desc pd(desc, eng);
 
-    memory user_src({src_dims, f32, memory::format_tag::nchw}, eng, x.data_ptr());
-    memory user_wei({wei_dims, f32, g.groups == 1 ? memory::format_tag::oihw : memory::format_tag::goihw},
-                    eng, w.data_ptr());
-    memory user_dst({dst_dims, f32, memory::format_tag::nchw}, eng, y.data_ptr());
-    memory src = user_src, wei = user_wei, dst = user_dst;
-    if (pd.src_desc() != user_src.get_desc()) {
-      src = memory(pd.src_desc(), eng);
-      dnnl::reorder(user_src, src).execute(strm, user_src, src);
-    }
-    if (pd.weights_desc() != user_wei.get_desc()) {
-      wei = memory(pd.weights_desc(), eng);
-      dnnl::reorder(user_wei, wei).execute(strm, user_wei, wei);
-    }
+    memory user_src(dims.plain_src(), eng, x.data_ptr());
+    memory user_wei(dims.plain_weights(), eng, w.data_ptr());
+    memory user_dst(dims.plain_dst(), eng, y.data_ptr());
     const bool reorder_dst = pd.dst_desc() != user_dst.get_desc();
-    if (reorder_dst) dst = memory(pd.dst_desc(), eng);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
-    if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(bias_md, eng, b.data_ptr()));
+    memory dst = reorder_dst ? memory(pd.dst_desc(), eng) : user_dst;
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm)},
+        {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm)},
+        {DNNL_ARG_DST, dst}};
+    if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(dims.plain_bias(), eng, b.data_ptr()));
     dnnl::convolution_forward(pd).execute(strm, args);
     if (reorder_dst) dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
     strm.wait();
