@@ -25,46 +25,51 @@ void check_same(const char* op, const Tensor& a, const Tensor& b) {
                 describe(b));
 }
 
-// beta * self + alpha * prod, self already broadcastable to prod.
-Tensor scale_add(const char* op, const Tensor& self, const Tensor& prod, const Scalar& beta,
-                 const Scalar& alpha) {
-  check_same(op, self, prod);
-  TESSERA_CHECK(nn_detail::broadcasts_to(self.sizes(), prod.sizes()), ValueError, op,
+// That beta * self + alpha * prod is defined (self has the operands'
+// dtype: check_same), before anything is computed.
+void check_scale_add(const char* op, const Tensor& self, const Shape& prod_sizes,
+                     const Scalar& beta, const Scalar& alpha) {
+  TESSERA_CHECK(nn_detail::broadcasts_to(self.sizes(), prod_sizes), ValueError, op,
                 ": self ", shape_to_string(self.sizes()), " cannot be broadcast to the product ",
-                shape_to_string(prod.sizes()));
-  if (!is_floating(prod.dtype())) {
+                shape_to_string(prod_sizes));
+  if (!is_floating(self.dtype())) {
     TESSERA_CHECK(!beta.is_floating() && !alpha.is_floating(), TypeError, op,
                   ": for integral input tensors, beta and alpha must not be floating point (",
-                  describe(prod), ")");
+                  describe(self), ")");
   }
+}
+
+// prod = beta * self + alpha * prod, in place (checked by check_scale_add):
+// prod is a fresh product or an out= tensor that shares no memory with self.
+Tensor& scale_add_into(const Tensor& self, Tensor& prod, const Scalar& beta,
+                       const Scalar& alpha) {
+  if (!scalar_is(alpha, 1)) mul_(prod, alpha);
   // beta == 0 ignores self, NaN and Inf included (PyTorch's rule).
-  if (scalar_is(beta, 0)) {
-    return scalar_is(alpha, 1) ? prod : mul(prod, alpha);
-  }
-  Tensor scaled_self = scalar_is(beta, 1) ? self : mul(self, beta);
-  return add(scaled_self.expand(prod.sizes()), prod, alpha);
+  if (!scalar_is(beta, 0)) prod.add_(self, beta);
+  return prod;
 }
 
 }  // namespace
 
-Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return write_out("mm", out, mm(a, b));
-}
-Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  return write_out("bmm", out, bmm(a, b));
-}
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return write_out("matmul", out, matmul(a, b));
 }
 
-Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+static void check_addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+                 const Scalar& alpha) {
   check_same("addmm", self, a);
   TESSERA_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "addmm: expected 2-D matrices, got ",
                 describe(a), " and ", describe(b));
   TESSERA_CHECK(a.size(1) == b.size(0), ValueError, "addmm: mat1 and mat2 shapes ",
                 shape_to_string(a.sizes()), " and ", shape_to_string(b.sizes()),
                 " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
-  return scale_add("addmm", self, mm(a, b), beta, alpha);
+  check_scale_add("addmm", self, {a.size(0), b.size(1)}, beta, alpha);
+}
+
+Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_addmm(self, a, b, beta, alpha);
+  Tensor prod = mm(a, b);
+  return scale_add_into(self, prod, beta, alpha);
 }
 Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   TESSERA_CHECK(self.dim() == 2 && a.dim() == 2 && b.dim() == 2 && self.size(0) == a.size(0) &&
@@ -77,10 +82,16 @@ Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scal
 }
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta,
                   Scalar alpha) {
+  check_addmm(self, a, b, beta, alpha);
+  if (can_write_directly(out, {a.size(0), b.size(1)}, a.dtype(), a.device(), {&self, &a, &b})) {
+    mm_out(out, a, b);  // straight into out: it shares no memory with the operands
+    return scale_add_into(self, out, beta, alpha);
+  }
   return write_out("addmm", out, addmm(self, a, b, beta, alpha));
 }
 
-Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+static void check_baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta,
+                   const Scalar& alpha) {
   check_same("baddbmm", self, a);
   TESSERA_CHECK(a.dim() == 3 && b.dim() == 3, ValueError,
                 "baddbmm: expected 3-D batch1 and batch2, got ", describe(a), " and ",
@@ -88,7 +99,13 @@ Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta
   TESSERA_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), ValueError,
                 "baddbmm: batch1 ", shape_to_string(a.sizes()), " and batch2 ",
                 shape_to_string(b.sizes()), " cannot be multiplied");
-  return scale_add("baddbmm", self, bmm(a, b), beta, alpha);
+  check_scale_add("baddbmm", self, {a.size(0), a.size(1), b.size(2)}, beta, alpha);
+}
+
+Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
+  check_baddbmm(self, a, b, beta, alpha);
+  Tensor prod = bmm(a, b);
+  return scale_add_into(self, prod, beta, alpha);
 }
 Tensor& baddbmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   Tensor r = baddbmm(self, a, b, beta, alpha);
@@ -100,6 +117,12 @@ Tensor& baddbmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Sc
 }
 Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
                     Scalar beta, Scalar alpha) {
+  check_baddbmm(self, a, b, beta, alpha);
+  if (can_write_directly(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device(),
+                         {&self, &a, &b})) {
+    bmm_out(out, a, b);  // straight into out: it shares no memory with the operands
+    return scale_add_into(self, out, beta, alpha);
+  }
   return write_out("baddbmm", out, baddbmm(self, a, b, beta, alpha));
 }
 

@@ -5,6 +5,7 @@
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
 #include "runtime/ops/type_promotion.h"
 
 namespace tessera {
@@ -24,34 +25,72 @@ void check_operands(const char* op, const Tensor& a, const Tensor& b) {
 }
 
 // out [B, M, N] = a [B, M, K] @ b [B, K, N], all checked.
+void bmm_into(Tensor& out, const Tensor& a, const Tensor& b) {
+  if (out.numel() == 0) return;
+  if (a.size(2) == 0) {
+    out.zero_();
+    return;
+  }
+  call_kernel<kernels::Bmm>(a.device(), out, a, b);
+}
+
 Tensor bmm_unchecked(const Tensor& a, const Tensor& b) {
   Tensor out = empty({a.size(0), a.size(1), b.size(2)}, TensorOptions(a.dtype(), a.device()));
-  if (out.numel() == 0) return out;
-  if (a.size(2) == 0) return out.zero_();
-  call_kernel<kernels::Bmm>(a.device(), out, a, b);
+  bmm_into(out, a, b);
   return out;
 }
 
-}  // namespace
-
-Tensor mm(const Tensor& a, const Tensor& b) {
+void check_mm(const Tensor& a, const Tensor& b) {
   check_operands("mm", a, b);
   TESSERA_CHECK(a.dim() == 2 && b.dim() == 2, ValueError, "mm: expected 2-D tensors, got ",
                 describe(a), " and ", describe(b));
   TESSERA_CHECK(a.size(1) == b.size(0), ValueError, "mm: shapes ", shape_to_string(a.sizes()),
                 " and ", shape_to_string(b.sizes()), " cannot be multiplied (", a.size(1),
                 " != ", b.size(0), ")");
-  return bmm_unchecked(a.unsqueeze(0), b.unsqueeze(0)).squeeze(0);
 }
 
-Tensor bmm(const Tensor& a, const Tensor& b) {
+void check_bmm(const Tensor& a, const Tensor& b) {
   check_operands("bmm", a, b);
   TESSERA_CHECK(a.dim() == 3 && b.dim() == 3, ValueError, "bmm: expected 3-D tensors, got ",
                 describe(a), " and ", describe(b));
   TESSERA_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), ValueError, "bmm: shapes ",
                 shape_to_string(a.sizes()), " and ", shape_to_string(b.sizes()),
                 " cannot be multiplied");
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_mm(a, b);
+  return bmm_unchecked(a.unsqueeze(0), b.unsqueeze(0)).squeeze(0);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  check_bmm(a, b);
   return bmm_unchecked(a, b);
+}
+
+// The out= forms write the product straight into out when it can take it
+// (compiled graphs call them with preallocated buffers): no temporary, no
+// second pass. Otherwise compute, then write_out.
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  check_mm(a, b);
+  if (can_write_directly(out, {a.size(0), b.size(1)}, a.dtype(), a.device(), {&a, &b})) {
+    Tensor out3 = out.unsqueeze(0);
+    bmm_into(out3, a.unsqueeze(0), b.unsqueeze(0));
+    return out;
+  }
+  return write_out("mm", out, mm(a, b));
+}
+
+Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  check_bmm(a, b);
+  if (can_write_directly(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device(),
+                         {&a, &b})) {
+    bmm_into(out, a, b);
+    return out;
+  }
+  return write_out("bmm", out, bmm(a, b));
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

@@ -34,6 +34,18 @@ void check_out(const char* op, const Tensor& out, const Shape& sizes, DType resu
   check_no_internal_overlap(op, out);
 }
 
+bool can_write_directly(const Tensor& out, const Shape& sizes, DType dtype, Device device,
+                        std::initializer_list<const Tensor*> inputs) {
+  if (!out.defined() || out.dtype() != dtype || out.device() != device || out.sizes() != sizes ||
+      !is_non_overlapping_and_dense(out)) {
+    return false;
+  }
+  for (const Tensor* in : inputs) {
+    if (in->defined() && in->storage() == out.storage()) return false;
+  }
+  return true;
+}
+
 Tensor& write_out(const char* op, Tensor& out, const Tensor& result) {
   check_out(op, out, result.sizes(), result.dtype(), result.device());
   if (!out.is_same(result)) out.copy_(result);

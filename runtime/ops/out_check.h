@@ -4,6 +4,8 @@
 // be on the inputs' device and have a dtype the result can be cast to.
 #pragma once
 
+#include <initializer_list>
+
 #include "runtime/core/tensor.h"
 
 namespace tessera {
@@ -14,5 +16,13 @@ void check_out(const char* op, const Tensor& out, const Shape& sizes, DType resu
 
 // Checks out, then copies result into it (casting); returns out.
 Tensor& write_out(const char* op, Tensor& out, const Tensor& result);
+
+// True when a kernel may write an op's result straight into out: out has
+// exactly the result's sizes and dtype, is on `device`, its elements are
+// distinct (non-overlapping and dense) and it shares no storage with any
+// input. Otherwise the op computes a temporary and write_out()s it, which
+// also reports what is wrong with out.
+bool can_write_directly(const Tensor& out, const Shape& sizes, DType dtype, Device device,
+                        std::initializer_list<const Tensor*> inputs);
 
 }  // namespace tessera

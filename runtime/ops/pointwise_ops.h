@@ -203,4 +203,24 @@ Tensor tanh_backward(const Tensor& grad, const Tensor& output);
 Tensor hardswish_backward(const Tensor& grad, const Tensor& self);
 Tensor hardsigmoid_backward(const Tensor& grad, const Tensor& self);
 
+// -- Activations composed from the ops above (activation_composite.cc), so
+// every device has them; floating dtypes only (float16 and bfloat16 compute
+// in float32). In the _backward forms grad and the saved tensor broadcast.
+Tensor leaky_relu(const Tensor& x, Scalar negative_slope = 0.01);
+Tensor leaky_relu_backward(const Tensor& grad, const Tensor& self, Scalar negative_slope);
+// scale * (x > 0 ? x : alpha * (exp(input_scale * x) - 1)); selu and celu are elu.
+Tensor elu(const Tensor& x, Scalar alpha = 1, Scalar scale = 1, Scalar input_scale = 1);
+// self_or_result is elu's result when is_result (the in-place form), else its input.
+Tensor elu_backward(const Tensor& grad, Scalar alpha, Scalar scale, Scalar input_scale,
+                    bool is_result, const Tensor& self_or_result);
+// beta * x > threshold ? x : log(1 + exp(beta * x)) / beta.
+Tensor softplus(const Tensor& x, Scalar beta = 1, Scalar threshold = 20);
+Tensor softplus_backward(const Tensor& grad, const Tensor& self, Scalar beta, Scalar threshold);
+Tensor hardtanh(const Tensor& x, Scalar min_val = -1, Scalar max_val = 1);  // also integers
+Tensor hardtanh_backward(const Tensor& grad, const Tensor& self, Scalar min_val, Scalar max_val);
+Tensor log_sigmoid(const Tensor& x);
+Tensor log_sigmoid_backward(const Tensor& grad, const Tensor& self);
+Tensor mish(const Tensor& x);  // x * tanh(softplus(x))
+Tensor mish_backward(const Tensor& grad, const Tensor& self);
+
 }  // namespace tessera

@@ -1,7 +1,9 @@
 """Native kernels for the ops everyday models call beyond the first op set,
 on every tessera device: log10, the hyperbolic and inverse trigonometric
 functions, hardswish and hardsigmoid (and their gradients), isneginf and
-isposinf, fmod, logaddexp and logaddexp2; binary_cross_entropy_with_logits,
+isposinf, fmod, logaddexp and logaddexp2; the activations leaky_relu, elu
+(selu, celu), softplus, hardtanh (relu6), logsigmoid and mish (and their
+gradients); binary_cross_entropy_with_logits,
 adaptive_avg_pool2d, aminmax, cross and cdist; cummax and cummin, median and
 kthvalue, unfold (im2col) and its fold backward, Tensor.unfold's backward,
 masked_scatter, nearest and bilinear upsampling (forward and backward).
@@ -43,6 +45,9 @@ POINTWISE_OPS = [
     "log10", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
     "nn.functional.hardswish", "nn.functional.hardsigmoid", "isneginf", "isposinf",
     "fmod", "logaddexp", "logaddexp2",
+    "nn.functional.leaky_relu", "nn.functional.elu", "nn.functional.selu", "nn.functional.celu",
+    "nn.functional.softplus", "nn.functional.hardtanh", "nn.functional.relu6",
+    "nn.functional.logsigmoid", "nn.functional.mish",
 ]
 COMPOSITE_OPS = [
     "nn.functional.binary_cross_entropy_with_logits", "nn.functional.adaptive_avg_pool2d",
@@ -323,6 +328,74 @@ def test_mobilenet_style_block_trains_as_cpu(device, module):
     assert_no_fallback()
     for (name, p), p_dev in zip(block.named_parameters(), block_dev.parameters()):
         torch.testing.assert_close(p_dev.grad.cpu(), p.grad, rtol=1e-4, atol=1e-5, msg=name)
+
+
+# -- Activations composed in the runtime: the in-place modules (whose
+# backward reads the result, not the input), out=, low-precision dtypes.
+
+ACTIVATION_MODULES = [
+    lambda: torch.nn.LeakyReLU(0.2, inplace=True), lambda: torch.nn.ELU(0.7, inplace=True),
+    lambda: torch.nn.SELU(inplace=True), lambda: torch.nn.CELU(1.3, inplace=True),
+    lambda: torch.nn.ReLU6(inplace=True), lambda: torch.nn.Hardtanh(-0.5, 2.0, inplace=True),
+    lambda: torch.nn.Mish(inplace=True), lambda: torch.nn.Softplus(beta=2, threshold=3),
+    lambda: torch.nn.LogSigmoid(), lambda: torch.nn.LeakyReLU(0.1),
+]
+
+
+@every_device
+@pytest.mark.parametrize("make_module", ACTIVATION_MODULES,
+                         ids=lambda f: repr(f()).replace(" ", ""))
+def test_activation_modules_train_as_cpu(device, make_module):
+    """A Linear, the activation (in place where it can be), a Linear:
+    forward and backward match the CPU with no fallback."""
+    torch.manual_seed(0)
+    block = torch.nn.Sequential(torch.nn.Linear(8, 16), make_module(), torch.nn.Linear(16, 4))
+    x = torch.randn(6, 8) * 3
+    block_dev = copy.deepcopy(block).to(device)
+    torch_tessera.reset_fallback_stats()
+    y, y_dev = block(x), block_dev(x.to(device))
+    torch.testing.assert_close(y_dev.cpu(), y, rtol=1e-4, atol=1e-5)
+    y.square().sum().backward()
+    y_dev.square().sum().backward()
+    assert_no_fallback()
+    for (name, p), p_dev in zip(block.named_parameters(), block_dev.parameters()):
+        torch.testing.assert_close(p_dev.grad.cpu(), p.grad, rtol=1e-4, atol=1e-5, msg=name)
+
+
+ACTIVATION_CALLS = {
+    "leaky_relu": lambda x, **kw: torch.ops.aten.leaky_relu(x, 0.3, **kw),
+    "elu": lambda x, **kw: torch.ops.aten.elu(x, 0.5, 1.5, 2.0, **kw),
+    "softplus": lambda x, **kw: torch.ops.aten.softplus(x, 0.5, 4.0, **kw),
+    "hardtanh": lambda x, **kw: torch.ops.aten.hardtanh(x, -2.0, 1.5, **kw),
+    "mish": lambda x, **kw: torch.ops.aten.mish(x, **kw),
+}
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64], ids=str)
+@pytest.mark.parametrize("name", sorted(ACTIVATION_CALLS))
+def test_activation_dtypes_and_out(device, name, dtype):
+    fn = ACTIVATION_CALLS[name]
+    x = (torch.linspace(-6, 6, 24) ** 3 / 20).reshape(4, 6).to(dtype)[:, 1:]  # non-contiguous
+    torch_tessera.reset_fallback_stats()
+    tol = dict(rtol=1e-2, atol=1e-2) if dtype != torch.float64 else {}
+    torch.testing.assert_close(fn(x.to(device)).cpu(), fn(x), **tol)
+    out, out_dev = torch.empty(0, dtype=dtype), torch.empty(0, dtype=dtype, device=device)
+    fn(x, out=out)
+    fn(x.to(device), out=out_dev)
+    torch.testing.assert_close(out_dev.cpu(), out, **tol)
+    assert_no_fallback()
+
+
+@every_device
+def test_activation_errors(device):
+    ints = torch.arange(4, device=device)
+    with pytest.raises(RuntimeError, match="leaky_relu.*int64"):
+        torch.nn.functional.leaky_relu(ints)
+    x = torch.randn(3, device=device, requires_grad=True)
+    y = torch.nn.functional.leaky_relu(x * 1, -0.5, inplace=True)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        y.sum().backward()
 
 
 # -- Composites: the cases models hit that OpInfo samples little.

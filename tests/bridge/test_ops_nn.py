@@ -7,6 +7,7 @@ formula touches (pointwise ops, for instance) may still be served by it.
 """
 
 import copy
+import warnings
 
 import pytest
 import torch
@@ -104,6 +105,62 @@ def test_matmul_out_and_inplace(tessera):
     bst.baddbmm_(make((2, 3, 4)).to(tessera), make((2, 4, 5)).to(tessera))
     assert_close(bst.cpu(), bs.baddbmm(make((2, 3, 4)), make((2, 4, 5))), **tol(torch.float32))
     assert_native("mm", "addmm", "baddbmm")
+
+
+def _out_layouts(shape, dev):
+    """out= tensors a compiled graph or a user may pass: preallocated
+    row-major (written directly), transposed (strided, also direct), empty
+    (resized first) and wrongly sized (resized, with torch's warning)."""
+    n = len(shape)
+    return {
+        "preallocated": torch.full(shape, 7.0, device=dev),
+        "transposed": torch.full(shape[:-2] + shape[-1:] + shape[-2:-1], 7.0,
+                                 device=dev).transpose(n - 2, n - 1),
+        "empty": torch.empty(0, device=dev),
+        "wrong size": torch.full((1,), 7.0, device=dev),
+    }
+
+
+@pytest.mark.parametrize("layout", ["preallocated", "transposed", "empty", "wrong size"])
+def test_product_out_forms(tessera, layout):
+    """mm/bmm/addmm/baddbmm with out=: the runtime writes a fitting out
+    directly; every layout gives torch CPU's values, beta and alpha included."""
+    a, b, s = make((3, 4)), make((4, 5), seed=1), make((5,), seed=2)
+    ba, bb, bs = make((2, 3, 4)), make((2, 4, 5), seed=1), make((3, 5), seed=2)
+    cases = [
+        (lambda x, y, out: torch.mm(x, y, out=out), (a, b), (3, 5)),
+        (lambda x, y, out: torch.bmm(x, y, out=out), (ba, bb), (2, 3, 5)),
+        (lambda z, x, y, out: torch.addmm(z, x, y, beta=0.5, alpha=2, out=out), (s, a, b), (3, 5)),
+        (lambda z, x, y, out: torch.addmm(z, x, y, out=out), (s, a, b), (3, 5)),
+        (lambda z, x, y, out: torch.baddbmm(z, x, y, beta=2, alpha=0.5, out=out), (bs, ba, bb),
+         (2, 3, 5)),
+    ]
+    for fn, args, shape in cases:
+        expected = fn(*args, out=torch.empty(shape))
+        out = _out_layouts(shape, tessera)[layout]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the resize warning of "wrong size"
+            result = fn(*(t.to(tessera) for t in args), out=out)
+        assert result is out
+        assert out.shape == shape
+        assert_close(out.cpu(), expected, **tol(torch.float32))
+    assert_native("mm", "bmm", "addmm", "baddbmm")
+
+
+def test_product_out_aliasing_an_input(tessera):
+    """out that is also an operand (addmm's self, or a matrix) takes the
+    general path: the result is as if computed first, then written."""
+    a, s = make((4, 4)), make((4, 4), seed=1)
+    at, st = a.to(tessera), s.to(tessera)
+    torch.addmm(st, at, at, beta=0.5, out=st)
+    assert_close(st.cpu(), torch.addmm(s, a, a, beta=0.5), **tol(torch.float32))
+    torch.mm(at, at, out=at)
+    assert_close(at.cpu(), a @ a, **tol(torch.float32))
+    c, m = make((4, 4), seed=2), make((4, 4), seed=3)
+    ct = c.to(tessera)
+    torch.mm(ct[:, :2].T, m.to(tessera), out=ct[2:, :])  # out overlaps its first operand
+    assert_close(ct[2:, :].cpu(), c[:, :2].T @ m, **tol(torch.float32))
+    assert_native("mm", "addmm")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

@@ -7,6 +7,8 @@
 // _euclidean_dist, a composite of matmul and pointwise ops).
 #include <torch/library.h>
 
+#include <initializer_list>
+
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -20,11 +22,24 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
   return fresh([&] { return tessera::mm(to_runtime(self, "mm"), to_runtime(mat2, "mm")); });
 }
 
+// The out= products: aten takes no cast, so out must have the operands'
+// dtype; it is resized to the product's shape, then the runtime's _out form
+// writes it directly (compiled graphs call these with preallocated buffers).
+void prepare_product_out(const char* op, at::Tensor& out, const at::Tensor& operand,
+                         std::initializer_list<int64_t> sizes, bool shapes_known) {
+  TORCH_CHECK(out.scalar_type() == operand.scalar_type(), op, ": Expected out tensor to have "
+              "dtype ", operand.scalar_type(), ", but got ", out.scalar_type(), " instead");
+  if (shapes_known) resize_output(out, sizes);
+}
+
 at::Tensor& mm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  OpScope scope(self, mat2);
-  return write_out_exact(out, call_runtime([&] {
-                     return tessera::mm(to_runtime(self, "mm"), to_runtime(mat2, "mm"));
-                   }));
+  OpScope scope(self, mat2, out);
+  const bool known = self.dim() == 2 && mat2.dim() == 2;
+  prepare_product_out("mm", out, self, {known ? self.size(0) : 0, known ? mat2.size(1) : 0},
+                      known);
+  tessera::Tensor o = to_runtime(out, "mm");
+  call_runtime([&] { tessera::mm_out(o, to_runtime(self, "mm"), to_runtime(mat2, "mm")); });
+  return out;
 }
 
 at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
@@ -33,10 +48,15 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
 }
 
 at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  OpScope scope(self, mat2);
-  return write_out_exact(out, call_runtime([&] {
-                     return tessera::bmm(to_runtime(self, "bmm"), to_runtime(mat2, "bmm"));
-                   }));
+  OpScope scope(self, mat2, out);
+  const bool known = self.dim() == 3 && mat2.dim() == 3;
+  prepare_product_out("bmm", out, self,
+                      {known ? self.size(0) : 0, known ? self.size(1) : 0,
+                       known ? mat2.size(2) : 0},
+                      known);
+  tessera::Tensor o = to_runtime(out, "bmm");
+  call_runtime([&] { tessera::bmm_out(o, to_runtime(self, "bmm"), to_runtime(mat2, "bmm")); });
+  return out;
 }
 
 // -- addmm / baddbmm -----------------------------------------------------------------
@@ -56,8 +76,16 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
 
 at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
-  OpScope scope(self, mat1, mat2);
-  return write_out_exact(out, call_runtime([&] { return addmm_of(self, mat1, mat2, beta, alpha); }));
+  OpScope scope(self, mat1, mat2, out);
+  constexpr const char* op = "addmm";
+  const bool known = mat1.dim() == 2 && mat2.dim() == 2;
+  prepare_product_out(op, out, mat1, {known ? mat1.size(0) : 0, known ? mat2.size(1) : 0}, known);
+  tessera::Tensor o = to_runtime(out, op);
+  call_runtime([&] {
+    tessera::addmm_out(o, to_runtime(self, op), to_runtime(mat1, op), to_runtime(mat2, op),
+                       to_runtime_scalar(beta, op), to_runtime_scalar(alpha, op));
+  });
+  return out;
 }
 
 at::Tensor& addmm_inplace(at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
@@ -89,9 +117,19 @@ at::Tensor baddbmm(const at::Tensor& self, const at::Tensor& batch1, const at::T
 at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1,
                         const at::Tensor& batch2, const c10::Scalar& beta,
                         const c10::Scalar& alpha, at::Tensor& out) {
-  OpScope scope(self, batch1, batch2);
-  return write_out_exact(out,
-                   call_runtime([&] { return baddbmm_of(self, batch1, batch2, beta, alpha); }));
+  OpScope scope(self, batch1, batch2, out);
+  constexpr const char* op = "baddbmm";
+  const bool known = batch1.dim() == 3 && batch2.dim() == 3;
+  prepare_product_out(op, out, batch1,
+                      {known ? batch1.size(0) : 0, known ? batch1.size(1) : 0,
+                       known ? batch2.size(2) : 0},
+                      known);
+  tessera::Tensor o = to_runtime(out, op);
+  call_runtime([&] {
+    tessera::baddbmm_out(o, to_runtime(self, op), to_runtime(batch1, op), to_runtime(batch2, op),
+                         to_runtime_scalar(beta, op), to_runtime_scalar(alpha, op));
+  });
+  return out;
 }
 
 at::Tensor& baddbmm_inplace(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
