@@ -70,6 +70,14 @@ Tensor all(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor any(const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& all_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
 Tensor& any_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false);
+// sum counting NaN as 0 (integral inputs: sum); dims empty means every dim.
+Tensor nansum(const Tensor& t, const Shape& dims = {}, bool keepdim = false,
+              std::optional<DType> dtype = std::nullopt);
+Tensor& nansum_out(Tensor& out, const Tensor& t, const Shape& dims = {}, bool keepdim = false,
+                   std::optional<DType> dtype = std::nullopt);
+// torch.equal: same sizes and every element equal after type promotion
+// (NaN is unequal); tensors on one device.
+bool equal(const Tensor& a, const Tensor& b);
 
 // log(sum(exp(t))) over dims (dims must not be empty, as PyTorch); integral
 // inputs compute in float32.

@@ -52,7 +52,8 @@ POINTWISE_OPS = [
 COMPOSITE_OPS = [
     "nn.functional.binary_cross_entropy_with_logits", "nn.functional.adaptive_avg_pool2d",
     "aminmax", "cross", "linalg.cross", "cdist",
-    "cummax", "cummin", "median", "kthvalue", "masked_scatter", "nn.functional.unfold", "unfold",
+    "cummax", "cummin", "median", "kthvalue", "nansum", "nanmean", "equal",
+    "masked_scatter", "nn.functional.unfold", "unfold",
     "nn.functional.interpolate.nearest", "nn.functional.interpolate.bilinear",
     "nn.functional.upsample_nearest", "nn.functional.upsample_bilinear",
 ]
@@ -396,6 +397,27 @@ def test_activation_errors(device):
     y = torch.nn.functional.leaky_relu(x * 1, -0.5, inplace=True)
     with pytest.raises(RuntimeError, match="negative slope"):
         y.sum().backward()
+
+
+@every_device
+def test_equal_and_nansum_cases(device):
+    """torch.equal's rules (sizes first, promotion, NaN unequal, one device)
+    and nansum's integer and all-NaN cases, natively."""
+    t = lambda *v, **kw: torch.tensor(v, device=device, **kw)  # noqa: E731
+    torch_tessera.reset_fallback_stats()
+    assert torch.equal(t(1, 2), t(1.0, 2.0))
+    assert not torch.equal(t(1.0, 2.0), t(1.0, 2.0, 3.0))
+    assert not torch.equal(t(float("nan")), t(float("nan")))
+    assert torch.equal(torch.empty(0, 3, device=device), torch.empty(0, 3, device=device))
+    assert not torch.equal(t(1.0, 2.0), t(1.0, 2.5))
+    assert torch.nansum(t(1, 2, 3)).item() == 6
+    assert torch.nansum(t(float("nan"), float("nan"))).item() == 0.0
+    nan_rows = t([1.0, float("nan")], [float("nan"), float("nan")])
+    torch.testing.assert_close(torch.nansum(nan_rows, dim=1, keepdim=True).cpu(),
+                               torch.tensor([[1.0], [0.0]]))
+    assert_no_fallback()
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.equal(t(1.0), torch.tensor([1.0]))
 
 
 # -- Composites: the cases models hit that OpInfo samples little.

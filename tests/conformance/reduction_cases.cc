@@ -226,6 +226,25 @@ TESSERA_CONFORMANCE_OP("sum out") {
       same, sum_of);
 }
 
+TESSERA_CONFORMANCE_OP("nansum") {
+  // Elements above 1.5 become NaN; the reference skips them.
+  return reduction_case(
+      floating_dtypes(),
+      [](DType t) {
+        std::vector<Sample> samples = reduction_samples(t, false);
+        for (Sample& s : samples) {
+          s.inputs[0] = where(gt(s.inputs[0], Scalar(1.5)), Scalar(NAN), s.inputs[0]);
+        }
+        return samples;
+      },
+      [](const Tensor& x, const Sample& s) { return nansum(x, s.dims, s.flag); }, same,
+      [](const std::vector<double>& g) {
+        double total = 0;
+        for (double v : g) total += std::isnan(v) ? 0.0 : v;
+        return total;
+      });
+}
+
 TESSERA_CONFORMANCE_OP("mean") {
   return reduction_case(
       floating_dtypes(), [](DType t) { return reduction_samples(t, false); },

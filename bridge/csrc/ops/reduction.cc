@@ -62,6 +62,33 @@ at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
   });
 }
 
+at::Tensor nansum(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                  std::optional<c10::ScalarType> dtype) {
+  OpScope scope(self);
+  return fresh([&] {
+    return tessera::nansum(to_runtime(self, "nansum"), to_dims(dim), keepdim,
+                           to_dtype(dtype, "nansum"));
+  });
+}
+
+at::Tensor& nansum_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                       std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  OpScope scope(self, out);
+  return write_out(out, call_runtime([&] {
+                     return tessera::nansum(to_runtime(self, "nansum"), to_dims(dim), keepdim,
+                                            dtype_or_out(dtype, out, "nansum"));
+                   }));
+}
+
+// torch.equal; a tessera tensor against a CPU one is torch's device error.
+bool equal(const at::Tensor& self, const at::Tensor& other) {
+  OpScope scope(self, other);
+  TORCH_CHECK(self.device() == other.device(), "equal: Expected all tensors to be on the same "
+              "device, but found at least two devices, ", self.device(), " and ", other.device());
+  return call_runtime(
+      [&] { return tessera::equal(to_runtime(self, "equal"), to_runtime(other, "equal")); });
+}
+
 at::Tensor sum_all(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   return sum_dim(self, std::nullopt, false, dtype);
 }
@@ -521,6 +548,9 @@ at::Tensor& cumprod_out(const at::Tensor& self, int64_t dim, std::optional<c10::
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sum", TORCH_FN(sum_all));
   m.impl("sum.dim_IntList", TORCH_FN(sum_dim));
+  m.impl("nansum", TORCH_FN(nansum));
+  m.impl("nansum.out", TORCH_FN(nansum_out));
+  m.impl("equal", TORCH_FN(equal));
   m.impl("sum.IntList_out", TORCH_FN(sum_dim_out));
   m.impl("sum.out", TORCH_FN(sum_all_out));
   m.impl("mean", TORCH_FN(mean_all));
