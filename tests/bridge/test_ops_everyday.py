@@ -313,26 +313,8 @@ def test_logaddexp_extremes_and_errors(device, fn):
     assert_no_fallback()
 
 
-@every_device
-@pytest.mark.parametrize("module", [torch.nn.Hardswish, torch.nn.Hardsigmoid],
-                         ids=lambda m: m.__name__)
-def test_mobilenet_style_block_trains_as_cpu(device, module):
-    """Linear layers around a hard activation (as MobileNetV3's blocks),
-    forward and backward: the activation and its gradient run natively."""
-    torch.manual_seed(0)
-    block = torch.nn.Sequential(torch.nn.Linear(8, 16), module(), torch.nn.Linear(16, 4))
-    x = torch.randn(6, 8) * 3
-    block_dev = copy.deepcopy(block).to(device)
-    torch_tessera.reset_fallback_stats()
-    block(x).square().sum().backward()
-    block_dev(x.to(device)).square().sum().backward()
-    assert_no_fallback()
-    for (name, p), p_dev in zip(block.named_parameters(), block_dev.parameters()):
-        torch.testing.assert_close(p_dev.grad.cpu(), p.grad, rtol=1e-4, atol=1e-5, msg=name)
-
-
-# -- Activations composed in the runtime: the in-place modules (whose
-# backward reads the result, not the input), out=, low-precision dtypes.
+# -- Activations in small blocks (the in-place modules' backward reads the
+# result, not the input), out=, low-precision dtypes.
 
 ACTIVATION_MODULES = [
     lambda: torch.nn.LeakyReLU(0.2, inplace=True), lambda: torch.nn.ELU(0.7, inplace=True),
@@ -340,6 +322,7 @@ ACTIVATION_MODULES = [
     lambda: torch.nn.ReLU6(inplace=True), lambda: torch.nn.Hardtanh(-0.5, 2.0, inplace=True),
     lambda: torch.nn.Mish(inplace=True), lambda: torch.nn.Softplus(beta=2, threshold=3),
     lambda: torch.nn.LogSigmoid(), lambda: torch.nn.LeakyReLU(0.1),
+    lambda: torch.nn.Hardswish(), lambda: torch.nn.Hardsigmoid(),  # MobileNetV3's blocks
 ]
 
 
@@ -430,18 +413,11 @@ def test_bce_with_logits_weights_and_extreme_logits(device, reduction):
     target = torch.rand(6, 5, dtype=torch.float64)
     weight = torch.rand(5, dtype=torch.float64)
     pos_weight = torch.rand(5, dtype=torch.float64) * 3
-    x, x_dev = logits.clone().requires_grad_(), logits.to(device).requires_grad_()
-    loss = torch.nn.functional.binary_cross_entropy_with_logits(
-        x, target, weight=weight, pos_weight=pos_weight, reduction=reduction)
-    loss_dev = torch.nn.functional.binary_cross_entropy_with_logits(
-        x_dev, target.to(device), weight=weight.to(device), pos_weight=pos_weight.to(device),
-        reduction=reduction)
-    assert_same(loss_dev, loss, "loss")
-    grad_out = torch.rand_like(loss)
-    loss.backward(grad_out)
-    loss_dev.backward(grad_out.to(device))
-    assert_same(x_dev.grad, x.grad, "grad")
-    assert_no_fallback()
+    assert_same_forward_backward(
+        lambda x: torch.nn.functional.binary_cross_entropy_with_logits(
+            x, target.to(x.device), weight=weight.to(x.device),
+            pos_weight=pos_weight.to(x.device), reduction=reduction),
+        logits.clone().requires_grad_(), device)
 
 
 @every_device

@@ -10,13 +10,10 @@
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
-#include "runtime/ops/out_check.h"
 
 namespace torch_tessera {
 namespace {
 
-using pointwise::check_device_mix;
-using pointwise::check_written;
 using pointwise::OpName;
 using pointwise::RT;
 
@@ -26,27 +23,13 @@ using BackwardFn = RT (*)(const RT&, const RT&);
 
 template <OpName kName, BackwardFn kFn>
 at::Tensor backward(const at::Tensor& grad, const at::Tensor& saved) {
-  const OpScope scope(grad, saved);
-  check_device_mix(kName.value, grad, saved);
-  return to_torch(
-      call_runtime([&] { return kFn(to_runtime(grad, kName.value), to_runtime(saved, kName.value)); }));
+  return pointwise::gradient(kName.value, grad, saved, kFn);
 }
 
-// The runtime has the functional forms only: the result is cast into
-// grad_input, resized to the broadcast shape first.
 template <OpName kName, BackwardFn kFn>
 at::Tensor& backward_out(const at::Tensor& grad, const at::Tensor& saved,
                          at::Tensor& grad_input) {
-  const OpScope scope(grad, saved, grad_input);
-  check_device_mix(kName.value, grad, saved);
-  check_written(kName.value, grad, grad_input);
-  resize_output(grad_input, pointwise::broadcast_sizes(grad, saved));
-  RT o = to_runtime(grad_input, kName.value);
-  call_runtime([&] {
-    tessera::write_out(kName.value, o,
-                       kFn(to_runtime(grad, kName.value), to_runtime(saved, kName.value)));
-  });
-  return grad_input;
+  return pointwise::gradient_into(kName.value, grad, saved, grad_input, kFn);
 }
 
 RT silu_bw(const RT& g, const RT& x) { return tessera::silu_backward(g, x); }
@@ -56,60 +39,40 @@ RT hardswish_bw(const RT& g, const RT& x) { return tessera::hardswish_backward(g
 RT hardsigmoid_bw(const RT& g, const RT& x) { return tessera::hardsigmoid_backward(g, x); }
 
 // -- threshold_backward: grad where self > threshold, else 0.
+auto threshold_grad(const c10::Scalar& threshold) {
+  return [&threshold](const RT& g, const RT& x) {
+    return tessera::threshold_backward(g, x, to_runtime_scalar(threshold, "threshold_backward"));
+  };
+}
+
 at::Tensor threshold_backward(const at::Tensor& grad, const at::Tensor& self,
                               const c10::Scalar& threshold) {
-  const OpScope scope(grad, self);
-  check_device_mix("threshold_backward", grad, self);
-  const tessera::Scalar t = to_runtime_scalar(threshold, "threshold_backward");
-  return to_torch(call_runtime([&] {
-    return tessera::threshold_backward(to_runtime(grad, "threshold_backward"),
-                                       to_runtime(self, "threshold_backward"), t);
-  }));
+  return pointwise::gradient("threshold_backward", grad, self, threshold_grad(threshold));
 }
 
 at::Tensor& threshold_backward_out(const at::Tensor& grad, const at::Tensor& self,
                                    const c10::Scalar& threshold, at::Tensor& grad_input) {
-  const OpScope scope(grad, self, grad_input);
-  check_device_mix("threshold_backward", grad, self);
-  check_written("threshold_backward", grad, grad_input);
-  resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
-  RT o = to_runtime(grad_input, "threshold_backward");
-  const tessera::Scalar t = to_runtime_scalar(threshold, "threshold_backward");
-  call_runtime([&] {
-    tessera::write_out("threshold_backward", o,
-                       tessera::threshold_backward(to_runtime(grad, "threshold_backward"),
-                                                   to_runtime(self, "threshold_backward"), t));
-  });
-  return grad_input;
+  return pointwise::gradient_into("threshold_backward", grad, self, grad_input,
+                                  threshold_grad(threshold));
 }
 
 // -- gelu_backward with approximate ("none" or "tanh").
-std::string_view view_of(c10::string_view s) { return {s.data(), s.size()}; }
+auto gelu_grad(c10::string_view approximate) {
+  return [a = std::string_view(approximate.data(), approximate.size())](const RT& g,
+                                                                        const RT& x) {
+    return tessera::gelu_backward(g, x, a);
+  };
+}
 
 at::Tensor gelu_backward(const at::Tensor& grad, const at::Tensor& self,
                          c10::string_view approximate) {
-  const OpScope scope(grad, self);
-  check_device_mix("gelu_backward", grad, self);
-  return to_torch(call_runtime([&] {
-    return tessera::gelu_backward(to_runtime(grad, "gelu_backward"),
-                                  to_runtime(self, "gelu_backward"), view_of(approximate));
-  }));
+  return pointwise::gradient("gelu_backward", grad, self, gelu_grad(approximate));
 }
 
 at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self,
                               c10::string_view approximate, at::Tensor& grad_input) {
-  const OpScope scope(grad, self, grad_input);
-  check_device_mix("gelu_backward", grad, self);
-  check_written("gelu_backward", grad, grad_input);
-  resize_output(grad_input, pointwise::broadcast_sizes(grad, self));
-  RT o = to_runtime(grad_input, "gelu_backward");
-  call_runtime([&] {
-    tessera::write_out("gelu_backward", o,
-                       tessera::gelu_backward(to_runtime(grad, "gelu_backward"),
-                                              to_runtime(self, "gelu_backward"),
-                                              view_of(approximate)));
-  });
-  return grad_input;
+  return pointwise::gradient_into("gelu_backward", grad, self, grad_input,
+                                  gelu_grad(approximate));
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

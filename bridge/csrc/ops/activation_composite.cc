@@ -15,8 +15,9 @@
 namespace torch_tessera {
 namespace {
 
-using pointwise::check_device_mix;
 using pointwise::check_written;
+using pointwise::gradient;
+using pointwise::gradient_into;
 using pointwise::RT;
 using S = const c10::Scalar&;
 
@@ -43,25 +44,6 @@ at::Tensor& into(const char* op, const at::Tensor& x, at::Tensor& out, F&& f) {
   RT o = to_runtime(out, op);
   call_runtime([&] { tessera::write_out(op, o, f(to_runtime(x, op))); });
   return out;
-}
-
-template <typename F>
-at::Tensor gradient(const char* op, const at::Tensor& grad, const at::Tensor& saved, F&& f) {
-  const OpScope scope(grad, saved);
-  check_device_mix(op, grad, saved);
-  return to_torch(call_runtime([&] { return f(to_runtime(grad, op), to_runtime(saved, op)); }));
-}
-
-template <typename F>
-at::Tensor& gradient_into(const char* op, const at::Tensor& grad, const at::Tensor& saved,
-                          at::Tensor& grad_input, F&& f) {
-  const OpScope scope(grad, saved, grad_input);
-  check_device_mix(op, grad, saved);
-  check_written(op, grad, grad_input);
-  resize_output(grad_input, pointwise::broadcast_sizes(grad, saved));
-  RT o = to_runtime(grad_input, op);
-  call_runtime([&] { tessera::write_out(op, o, f(to_runtime(grad, op), to_runtime(saved, op))); });
-  return grad_input;
 }
 
 tessera::Scalar rt(S s) { return to_runtime_scalar(s, "activation"); }

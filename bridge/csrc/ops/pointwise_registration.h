@@ -21,6 +21,7 @@
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
+#include "runtime/ops/out_check.h"
 
 namespace torch_tessera::pointwise {
 
@@ -193,6 +194,28 @@ at::Tensor& binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, 
   const tessera::Scalar v = to_runtime_scalar(other, kName.value);
   call_runtime([&] { kScalarFn(o, to_runtime(self, kName.value), v); });
   return out;
+}
+
+// -- Activation gradients: f(grad, saved) -> grad_input, with f calling the
+// runtime (any extra argument bound in f). grad and saved broadcast; the
+// out= form resizes grad_input to their broadcast shape and casts into it.
+template <typename F>
+at::Tensor gradient(const char* op, const at::Tensor& grad, const at::Tensor& saved, F&& f) {
+  const OpScope scope(grad, saved);
+  check_device_mix(op, grad, saved);
+  return to_torch(call_runtime([&] { return f(to_runtime(grad, op), to_runtime(saved, op)); }));
+}
+
+template <typename F>
+at::Tensor& gradient_into(const char* op, const at::Tensor& grad, const at::Tensor& saved,
+                          at::Tensor& grad_input, F&& f) {
+  const OpScope scope(grad, saved, grad_input);
+  check_device_mix(op, grad, saved);
+  check_written(op, grad, grad_input);
+  resize_output(grad_input, broadcast_sizes(grad, saved));
+  RT o = to_runtime(grad_input, op);
+  call_runtime([&] { tessera::write_out(op, o, f(to_runtime(grad, op), to_runtime(saved, op))); });
+  return grad_input;
 }
 
 }  // namespace torch_tessera::pointwise
