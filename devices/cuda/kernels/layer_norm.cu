@@ -5,7 +5,9 @@
 // when it is not. Row work (statistics, outputs, grad_input) runs a warp
 // per short row (N <= 1024) and a block per long one, in the compute type
 // (float for f16 / bf16 / f32, double for f64), two passes for the variance
-// (no E[x^2] - E[x]^2 cancellation), combined in a fixed tree order.
+// (no E[x^2] - E[x]^2 cancellation), combined in a fixed tree order. The
+// forward holds a row in registers when it fits (row_registers.cuh), so x
+// is read once.
 // grad_weight / grad_bias are column sums over the M rows: a thread per
 // column sums a fixed chunk of rows in double (as the CPU accumulates),
 // and a second pass adds the chunks in order, so every run gives the same
@@ -19,6 +21,7 @@
 #include "devices/cuda/kernels/kernels.h"
 #include "devices/cuda/kernels/launch.h"
 #include "devices/cuda/kernels/row_group.cuh"
+#include "devices/cuda/kernels/row_registers.cuh"
 #include "devices/cuda/kernels/warp_reduce.cuh"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
@@ -117,6 +120,41 @@ __global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
       if (b != nullptr) v = v + convert<C>(b[i]);
       yr[i] = convert<T>(v);
     }
+  }
+}
+
+// The same for a row held in registers (row_registers_fit): one read of x,
+// the two passes of the statistics over the registers.
+template <typename T, bool kBlock>
+__global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
+    layer_norm_cached_rows_kernel(const T* x, T* y, const T* w, const T* b,
+                                  compute_t<T>* mean_out, compute_t<T>* rstd_out, int64_t rows,
+                                  int n, compute_t<T> eps, bool rms) {
+  using C = compute_t<T>;
+  __shared__ C scratch[32];
+  __shared__ C result;
+  const RowGroup<kBlock> g;
+  for (int64_t row = g.first_row; row < rows; row += g.row_step) {
+    RowRegisters<T> r(g.rank, g.size, n);
+    r.load(x + row * n);
+    C mean = 0;
+    if (!rms) {
+      const C s = r.fold(C(0), [](C a, C v) { return a + v; });
+      mean = group_sum<kBlock>(s, scratch, &result) / static_cast<C>(n);
+    }
+    const C q = r.fold(C(0), [mean](C a, C v) { return a + (v - mean) * (v - mean); });
+    const C var = group_sum<kBlock>(q, scratch, &result) / static_cast<C>(n);
+    const C rstd = C(1) / dm::sqrt(var + eps);
+    if (g.rank == 0) {
+      if (mean_out != nullptr) mean_out[row] = mean;
+      if (rstd_out != nullptr) rstd_out[row] = rstd;
+    }
+    r.store(y + row * n, [=](C v, int i) {
+      C out = (v - mean) * rstd;
+      if (w != nullptr) out = out * convert<C>(w[i]);
+      if (b != nullptr) out = out + convert<C>(b[i]);
+      return out;
+    });
   }
 }
 
@@ -273,8 +311,14 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
     const C eps_c = static_cast<C>(eps);
     launch_rows(ctx, name, s.rows, s.n, [&](auto block, unsigned grid, int threads,
                                             cudaStream_t st) {
-      layer_norm_rows_kernel<T, decltype(block)::value>
-          <<<grid, threads, 0, st>>>(xp, yp, wp, bp, mp, rp, s.rows, s.n, eps_c, rms);
+      const int64_t group = decltype(block)::value ? threads : 32;
+      if (row_registers_fit<T>(s.n, group, {xp, yp})) {
+        layer_norm_cached_rows_kernel<T, decltype(block)::value><<<grid, threads, 0, st>>>(
+            xp, yp, wp, bp, mp, rp, s.rows, static_cast<int>(s.n), eps_c, rms);
+      } else {
+        layer_norm_rows_kernel<T, decltype(block)::value>
+            <<<grid, threads, 0, st>>>(xp, yp, wp, bp, mp, rp, s.rows, s.n, eps_c, rms);
+      }
     });
     y.finish();
     mean_out.finish();

@@ -18,7 +18,7 @@
 //    thread per output, neighbouring threads reading neighbouring columns.
 // When there are too few outputs to fill the GPU, the reduced range is cut
 // into chunks (grid y); partial results go to a scratch buffer and a last
-// pass combines each output's chunks in order.
+// pass (a warp per output) combines each output's chunks in a fixed order.
 #pragma once
 
 #include <algorithm>
@@ -83,7 +83,21 @@ __global__ void reduce_rows_kernel(Op op, ReduceLayout l, typename Op::Acc* part
   if (active) reduce_offsets<Op>(l, o, in_base, out_off);
   const int64_t start = c * l.chunk_len, end = std::min(l.R, start + l.chunk_len);
   Acc acc = op.identity();
-  if (active) {
+  if (active && l.nr == 1) {
+    // One reduced dim (the common case): four independent accumulators, so
+    // each thread has four loads in flight instead of one.
+    const int64_t step = l.rin[0];
+    Acc a1 = op.identity(), a2 = op.identity(), a3 = op.identity();
+    int64_t r = start + lane;
+    for (; r + 3 * tpo < end; r += 4 * tpo) {
+      acc = op.combine(acc, op.load(in_base + r * step, r));
+      a1 = op.combine(a1, op.load(in_base + (r + tpo) * step, r + tpo));
+      a2 = op.combine(a2, op.load(in_base + (r + 2 * tpo) * step, r + 2 * tpo));
+      a3 = op.combine(a3, op.load(in_base + (r + 3 * tpo) * step, r + 3 * tpo));
+    }
+    for (; r < end; r += tpo) acc = op.combine(acc, op.load(in_base + r * step, r));
+    acc = op.combine(op.combine(acc, a1), op.combine(a2, a3));
+  } else if (active) {
     for (int64_t r = start + lane; r < end; r += tpo) {
       acc = op.combine(acc, op.load(in_base + reduced_offset(l, r), r));
     }
@@ -111,16 +125,25 @@ __global__ void reduce_columns_kernel(Op op, ReduceLayout l, typename Op::Acc* p
   finish(op, l, o, c, out_off, acc, partial);
 }
 
+// A warp per output combines its chunks: lane i takes chunks i, i + 32, ...,
+// then the warp's tree (a fixed order), so even thousands of chunks of a
+// single output cost one short pass.
 template <typename Op>
 __global__ void reduce_chunks_kernel(Op op, ReduceLayout l, const typename Op::Acc* partial) {
   using Acc = typename Op::Acc;
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (o >= l.num_out) return;
-  int64_t in_base = 0, out_off = 0;
-  reduce_offsets<Op>(l, o, in_base, out_off);
-  Acc acc = partial[o * l.chunks];
-  for (int64_t c = 1; c < l.chunks; ++c) acc = op.combine(acc, partial[o * l.chunks + c]);
-  op.store(out_off, acc);
+  const int64_t o = static_cast<int64_t>(blockIdx.x) * (kBlockSize / 32) + threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const bool active = o < l.num_out;  // whole warps share o: the shuffles stay uniform
+  Acc acc = op.identity();
+  if (active) {
+    for (int64_t c = lane; c < l.chunks; c += 32) acc = op.combine(acc, partial[o * l.chunks + c]);
+  }
+  acc = warp_combine(acc, [&op](const Acc& a, const Acc& b) { return op.combine(a, b); });
+  if (active && lane == 0) {
+    int64_t in_base = 0, out_off = 0;
+    reduce_offsets<Op>(l, o, in_base, out_off);
+    op.store(out_off, acc);
+  }
 }
 
 // Runs the reduction `op` described by `l` (from plan_reduce) on ctx's
@@ -150,7 +173,8 @@ void run_reduce(const KernelContext& ctx, const char* name, ReduceLayout l, cons
   }
   after_launch(ctx, name);
   if (l.chunks > 1) {
-    reduce_chunks_kernel<Op><<<grid_for(l.num_out), kBlockSize, 0, stream>>>(op, l, partial);
+    const unsigned grid = static_cast<unsigned>(ceil_div(l.num_out, kBlockSize / 32));
+    reduce_chunks_kernel<Op><<<grid, kBlockSize, 0, stream>>>(op, l, partial);
     after_launch(ctx, name);
   }
 }

@@ -73,8 +73,10 @@ ReduceLayout plan_reduce(const char* op, const Tensor& out, const Tensor& in, co
 }
 
 void choose_chunks(ReduceLayout& l, int multiprocessors) {
-  // Aim for about 4 blocks of work per multiprocessor.
-  const int64_t target_blocks = int64_t{4} * std::max(multiprocessors, 1);
+  // Aim for about 8 blocks of work per multiprocessor: 2048 threads, a
+  // full multiprocessor, so enough loads are in flight to cover memory
+  // latency.
+  const int64_t target_blocks = int64_t{8} * std::max(multiprocessors, 1);
   const int64_t blocks = l.rows ? ceil_div(l.num_out, kBlockSize / l.threads_per_out)
                                 : ceil_div(l.num_out, kBlockSize);
   // Each chunk keeps at least this many elements per thread of its block.

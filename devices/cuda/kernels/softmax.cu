@@ -4,9 +4,11 @@
 // Design: the softmax dim is brought last and the input made contiguous
 // (no copy for the common case of the last dim of a contiguous tensor), so
 // every kernel works on [M, N] rows. A warp handles a short row (N <= 1024)
-// and a block a long one; each row is read in fixed passes (max, sum of
-// exp, write), combined in a fixed tree order, so results are the same bits
-// on every run. f16 / bf16 / f32 compute in float, f64 in double. An output
+// and a block a long one. A row that fits the group's registers
+// (row_registers.cuh: up to 32 values a thread) is read once with vector
+// loads; a longer one in fixed passes (max, sum of exp, write). Either way
+// values combine in a fixed tree order, so results are the same bits on
+// every run. f16 / bf16 / f32 compute in float, f64 in double. An output
 // that is not laid out as rows goes through a contiguous temporary.
 #include <limits>
 #include <type_traits>
@@ -16,6 +18,7 @@
 #include "devices/cuda/kernels/kernels.h"
 #include "devices/cuda/kernels/launch.h"
 #include "devices/cuda/kernels/row_group.cuh"
+#include "devices/cuda/kernels/row_registers.cuh"
 #include "devices/cuda/kernels/warp_reduce.cuh"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
@@ -86,6 +89,32 @@ __global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
       for (int64_t i = g.rank; i < n; i += g.size) {
         yr[i] = convert<T>(dm::exp(convert<C>(xr[i]) - mx) * inv);
       }
+    }
+  }
+}
+
+// The same for a row held in registers (row_registers_fit).
+template <typename T, bool kBlock>
+__global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
+    softmax_cached_rows_kernel(const T* x, T* y, int64_t rows, int n, bool log) {
+  using C = compute_t<T>;
+  __shared__ C scratch[32];
+  __shared__ C result;
+  const RowGroup<kBlock> g;
+  for (int64_t row = g.first_row; row < rows; row += g.row_step) {
+    RowRegisters<T> r(g.rank, g.size, n);
+    r.load(x + row * n);
+    C mx = r.fold(-std::numeric_limits<C>::infinity(),
+                  [](C a, C b) { return dm::nan_max(a, b); });
+    mx = group_all<kBlock>(mx, NanMax<C>{}, scratch, &result);
+    C sum = r.fold(C(0), [mx](C a, C b) { return a + dm::exp(b - mx); });
+    sum = group_all<kBlock>(sum, Add<C>{}, scratch, &result);
+    if (log) {
+      const C lse = mx + dm::log(sum);
+      r.store(y + row * n, [lse](C v, int) { return v - lse; });
+    } else {
+      const C inv = C(1) / sum;
+      r.store(y + row * n, [mx, inv](C v, int) { return dm::exp(v - mx) * inv; });
     }
   }
 }
@@ -162,7 +191,13 @@ void softmax_kernel(const KernelContext& ctx, bool log, Tensor& out, const Tenso
     const T* xp = x.data<T>();
     T* yp = y.data<T>();
     launch_rows(ctx, name, rows, n, [&](auto block, unsigned grid, int threads, cudaStream_t s) {
-      softmax_rows_kernel<T, decltype(block)::value><<<grid, threads, 0, s>>>(xp, yp, rows, n, log);
+      const int64_t group = decltype(block)::value ? threads : 32;
+      if (row_registers_fit<T>(n, group, {xp, yp})) {
+        softmax_cached_rows_kernel<T, decltype(block)::value>
+            <<<grid, threads, 0, s>>>(xp, yp, rows, static_cast<int>(n), log);
+      } else {
+        softmax_rows_kernel<T, decltype(block)::value><<<grid, threads, 0, s>>>(xp, yp, rows, n, log);
+      }
     });
   });
   y.finish();

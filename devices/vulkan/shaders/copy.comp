@@ -44,7 +44,9 @@ void store_float(int at, float v) {
     case kBF16: Shorts(p.dst_addr).v[at] = float_to_bf16(v); break;
     case kI8: SignedBytes(p.dst_addr).v[at] = int8_t(int(v)); break;
     case kI16: Int16s(p.dst_addr).v[at] = int16_t(int(v)); break;
-    default: Bytes(p.dst_addr).v[at] = uint8_t(v != 0.0 ? 1 : 0); break;
+    // bool: non-zero, NaN included, on the bits (a driver may evaluate
+    // v != 0 as if v could not be NaN).
+    default: Bytes(p.dst_addr).v[at] = uint8_t((floatBitsToUint(v) & 0x7fffffffu) != 0u ? 1 : 0); break;
   }
 }
 

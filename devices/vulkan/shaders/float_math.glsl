@@ -12,6 +12,21 @@
 bool is_nan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 bool is_inf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
 
+// x < 0 and x > 0 on the bits: NaN and both zeros are neither. A select
+// such as `x < 0 ? 0 : x` may legally become max(x, 0), which drops NaN
+// (NVIDIA's driver does so) and the sign of -0; these keep C's answer.
+bool is_negative(float x) {
+  const uint u = floatBitsToUint(x);
+  return u > 0x80000000u && u <= 0xff800000u;
+}
+bool is_positive(float x) {
+  const uint u = floatBitsToUint(x);
+  return u != 0u && u <= 0x7f800000u;
+}
+// x == 0 (either zero) on the bits: NaN is not zero even where a driver
+// evaluates == as if no operand could be NaN.
+bool is_zero(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0u; }
+
 // log with C's special values: NaN below 0, -inf at 0, inf at inf.
 float c_log(float x) {
   if (is_nan(x) || x < 0.0) return kNaN;
@@ -34,19 +49,40 @@ float c_sqrt(float x) {
 
 // exp with f32 accuracy over its whole range: drivers compute exp(x) as
 // exp2(x * log2(e)), whose rounded product costs up to 6e-6 relative error
-// near x = 88. So exp(x) = 2^n exp(r), r = x - n ln2 (Cody-Waite: ln2 split
-// in a 16-bit head, exact times n, and a tail), |r| <= ln2/2; the scaling
-// is done in two ldexp steps so neither leaves the f32 exponent range.
-// `precise` keeps drivers from re-associating the reduction, which would
-// undo it.
-float c_exp(float x) {
-  if (is_nan(x)) return x;
-  if (x > 88.72284) return kInf;
-  if (x < -103.97208) return 0.0;
+// near x = 88. So exp(x) = 2^k exp(r), r = x - k ln2 (Cody-Waite: ln2 split
+// in a 16-bit head, exact times k, and a tail), |r| <= ln2/2; exp_reduced
+// returns exp(r) and k. `precise` keeps drivers from re-associating the
+// reduction, which would undo it.
+float exp_reduced(float x, out int k) {
   const float n = roundEven(x * 1.44269504);
   precise const float r = (x - n * 0.693145751953125) - n * 1.428606765330187e-6;
-  const int k = int(n);
-  return ldexp(ldexp(exp(r), k / 2), k - k / 2);
+  k = int(n);
+  return exp(r);
+}
+
+// m 2^k in two ldexp steps, so that neither leaves the f32 exponent range
+// where the result is a normal float (GLSL leaves an overflowing ldexp
+// undefined).
+float scale_by_pow2(float m, int k) { return ldexp(ldexp(m, k / 2), k - k / 2); }
+
+float c_exp(float x) {
+  if (is_nan(x)) return x;
+  if (x >= 88.72284) return kInf;  // e^x rounds to inf from this f32 on
+  if (x < -103.97208) return 0.0;
+  int k;
+  const float e = exp_reduced(x, k);
+  return scale_by_pow2(e, k);
+}
+
+// e^x / 2 for x >= 0, finite up to x = 89.415985 although e^x overflows
+// from 88.72284: the halving goes into the power of two, so no
+// intermediate overflows (sinh and cosh of large arguments).
+float c_half_exp(float x) {
+  if (is_nan(x)) return x;
+  if (x > 89.415985) return kInf;
+  int k;
+  const float e = exp_reduced(x, k);
+  return scale_by_pow2(e, k - 1);
 }
 
 // exp(x) - 1: near 0 the subtraction would cancel every digit, so a Taylor
@@ -230,8 +266,11 @@ float c_log10(float x) { return c_log2(x) * 0.30102999566398119521; }
 // sinh and cosh without the cancellation of (e^x - e^-x) / 2 near 0 and
 // without overflowing e^x where the result is still finite (sinh(89) is
 // 2.2e38 < FLT_MAX although e^89 is not): below 0.5 sinh comes from expm1
-// (sinh a = (e + e / (e + 1)) / 2, e = expm1(a)); where e^a overflows,
-// (e^(a/2) / 2) * e^(a/2).
+// (sinh a = (e + e / (e + 1)) / 2, e = expm1(a)); from 16 on e^-a is below
+// f32 precision and the result is e^a / 2, scaled in the exponent
+// (c_half_exp). No product of two large factors remains: a driver may
+// re-associate (e^(a/2) / 2) * e^(a/2) into (e^(a/2) * e^(a/2)) / 2, which
+// overflows (NVIDIA's did).
 float c_sinh(float x) {
   if (is_nan(x)) return x;
   const float a = abs(x);
@@ -239,12 +278,11 @@ float c_sinh(float x) {
   if (a < 0.5) {
     const float e = c_expm1(a);
     r = 0.5 * (e + e / (e + 1.0));
-  } else if (a < 88.0) {
+  } else if (a < 16.0) {
     const float e = c_exp(a);
     r = 0.5 * (e - 1.0 / e);
   } else {
-    const float h = c_exp(0.5 * a);
-    r = (0.5 * h) * h;
+    r = c_half_exp(a);
   }
   return x < 0.0 ? -r : r;
 }
@@ -252,12 +290,11 @@ float c_sinh(float x) {
 float c_cosh(float x) {
   if (is_nan(x)) return x;
   const float a = abs(x);
-  if (a < 88.0) {
+  if (a < 16.0) {
     const float e = c_exp(a);
     return 0.5 * (e + 1.0 / e);
   }
-  const float h = c_exp(0.5 * a);
-  return (0.5 * h) * h;
+  return c_half_exp(a);
 }
 
 // atan to about 1 ulp on every driver (drivers' atan may be a short
@@ -289,7 +326,8 @@ float c_atan(float x) {
 float c_asin(float x) {
   if (is_nan(x) || abs(x) > 1.0) return kNaN;
   if (abs(x) == 1.0) return x * 1.57079632679489661923;
-  return c_atan(x / sqrt((1.0 - x) * (1.0 + x)));
+  precise const float one_minus_x2 = (1.0 - x) * (1.0 + x);  // not 1 - x * x
+  return c_atan(x / sqrt(one_minus_x2));
 }
 
 float c_acos(float x) {
@@ -322,7 +360,8 @@ float c_acosh(float x) {
   if (is_inf(x)) return x;
   if (x > 1.0e9) return c_log(x) + 0.69314718055994530942;
   const float d = x - 1.0;
-  if (x < 2.0) return c_log1p(d + sqrt(d * (x + 1.0)));
+  precise const float x2_minus_1 = d * (x + 1.0);  // not x * x - 1
+  if (x < 2.0) return c_log1p(d + sqrt(x2_minus_1));
   return c_log(x + sqrt(x * x - 1.0));
 }
 

@@ -6,15 +6,18 @@
 // (comparisons, logical) write bool, the others (0..17, 27..31) the input
 // kind. Semantics are the CPU kernel's:
 // - floats: rounding divisions from C's fmod with each step rounded to the
-//   storage precision (f16), remainder with the divisor's sign, C's fmod,
-//   pow and atan2, NaN-propagating maximum/minimum, logaddexp; computed in
-//   f32.
+//   storage precision (f16) and each quotient rounded correctly (c_div: a
+//   driver's a / b may be 2.5 ulp off, which moves floor and trunc across
+//   an integer), remainder with the divisor's sign, C's fmod, pow and
+//   atan2, NaN-propagating maximum/minimum, logaddexp; computed in f32.
 // - integers: C division and remainder with Python's sign rules (min / -1
 //   wraps), fmod with C's (the dividend's sign), pow by squaring (1/a truncated for a negative exponent), shifts
 //   of at least the width (or negative) give 0, or the sign for >>. A zero
 //   divisor writes 1 to the flag word the kernel checks afterwards.
 #include "element_kinds.glsl"
 #include "float_math.glsl"
+#include "double_float.glsl"
+#include "division.glsl"
 #include "pointwise_float_ops.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -42,12 +45,18 @@ const bool kToBool = kOp >= 18 && kOp <= 26;  // kernels::is_bool_valued
 
 float r16(float v) { return in_storage_precision(kKind, v); }
 
+// The sign of a / b: exact whatever the driver's division.
+float signed_zero_of_quotient(float a, float b) {
+  return uintBitsToFloat((floatBitsToUint(a) ^ floatBitsToUint(b)) & 0x80000000u);
+}
+
 float floor_div_float(float a, float b) {
   if (b == 0.0) return r16(a / b);
   const float mod = r16(c_fmod(a, b));
-  float div = r16(r16(a - mod) / b);
+  if (is_nan(mod)) return mod;  // NaN or infinite a, NaN b: NaN, as the CPU's steps give
+  float div = r16(c_div(r16(a - mod), b));
   if (mod != 0.0 && ((b < 0.0) != (mod < 0.0))) div = r16(div - 1.0);
-  if (div == 0.0) return uintBitsToFloat(floatBitsToUint(r16(a / b)) & 0x80000000u);  // ±0
+  if (div == 0.0) return signed_zero_of_quotient(a, b);
   float q = floor(div);
   if (r16(div - q) > 0.5) q = r16(q + 1.0);  // (a - mod) / b may land just below an integer
   return q;
@@ -61,7 +70,7 @@ float remainder_float(float a, float b) {
 
 float float_op(float a, float b) {
   switch (kOp) {
-    case 0: return trunc(r16(a / b));
+    case 0: return trunc(r16(c_div(a, b)));
     case 1: return floor_div_float(a, b);
     case 2: return remainder_float(a, b);
     case 3: return c_pow(a, b);

@@ -14,7 +14,8 @@ const float kSqrt2OverPi = 0.79788456080286535588;
 const float kGeluCubic = 0.044715;
 
 // log(e^a + e^b) = max + log1p(e^-|a - b|), as the CPU kernel; equal
-// infinities return themselves (their difference is NaN).
+// infinities return themselves (their difference is NaN). NaN returns
+// first, so GLSL's max never sees it.
 float logaddexp(float a, float b) {
   if (is_nan(a) || is_nan(b)) return kNaN;
   if (is_inf(a) && a == b) return a;
@@ -30,7 +31,7 @@ float logaddexp2(float a, float b) {
 
 float pointwise_float(uint op, float g, float x, float p0) {
   switch (op) {
-    case 4:  // GLSL's max leaves NaN undefined
+    case 4:  // GLSL's max leaves NaN undefined: NaN first, on the bits
       if (is_nan(g)) return g;
       if (is_nan(x)) return x;
       return g < x ? x : g;
@@ -38,7 +39,12 @@ float pointwise_float(uint op, float g, float x, float p0) {
       if (is_nan(g)) return g;
       if (is_nan(x)) return x;
       return x < g ? x : g;
-    case 12: return x <= p0 ? 0.0 : g;
+    // threshold (relu): NaN self or threshold passes the gradient, as the
+    // CPU's `x <= p0` is false for it; tested first so that no rewriting of
+    // the comparison can turn it true.
+    case 12:
+      if (is_nan(x) || is_nan(p0)) return g;
+      return x <= p0 ? 0.0 : g;
     case 13: {
       const float cdf = 0.5 * (1.0 + c_erf(x * kInvSqrt2));
       const float pdf = kInvSqrt2Pi * c_exp(-0.5 * x * x);

@@ -2,10 +2,12 @@
 // max_pool2d_with_indices for f32: one invocation per output element scans
 // its window (clipped to the input; dilation steps over it). out and
 // indices are contiguous [N, C, out_h, out_w]; the index is the flat
-// position h * W + w of the first maximum in its plane, and a NaN wins, as
-// the CPU kernel. Writes int64 indices (kernels/pool2d.cc checks the
-// device has them).
+// position h * W + w of the first maximum in its plane, and a NaN wins (the
+// last one), as the CPU kernel. NaN is found on the bits and a NaN best is
+// never compared again: a driver may assume comparisons see no NaN. Writes
+// int64 indices (kernels/pool2d.cc checks the device has them).
 #include "buffers.glsl"
+#include "float_math.glsl"
 
 layout(local_size_x_id = 0) in;
 
@@ -40,7 +42,7 @@ void main() {
     for (int iy = y0; iy < y1; iy += p.dilation_h) {
       for (int ix = x0; ix < x1; ix += p.dilation_w) {
         const float v = Floats(p.input_addr).v[base + iy * p.input_strides[2] + ix * p.input_strides[3]];
-        if (v > best || isnan(v)) {
+        if (is_nan(v) || (!is_nan(best) && v > best)) {
           best = v;
           best_at = iy * int(p.width) + ix;
         }

@@ -24,7 +24,7 @@ layout(push_constant, std430) uniform Params {
 
 bool apply(float x) {
   switch (kOp) {
-    case 29: return x == 0.0;  // logical_not (NaN is true, so not-NaN is false)
+    case 29: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
     case 30: return is_nan(x);
     case 31: return is_inf(x);
     case 32: return !is_nan(x) && !is_inf(x);  // isfinite

@@ -114,12 +114,14 @@ void store_out(int at, ACC_T v) {
 
 #ifdef ACC_FLOAT
 bool acc_is_nan(float v) { return is_nan(v); }
+bool acc_is_zero(float v) { return is_zero(v); }  // on the bits: NaN is non-zero
 #define ACC_LOWEST (-kInf)
 #define ACC_HIGHEST kInf
 #define ACC_ZERO 0.0
 #define ACC_ONE 1.0
 #else
 bool acc_is_nan(int64_t v) { return false; }
+bool acc_is_zero(int64_t v) { return v == 0; }
 #define ACC_LOWEST int64_t(0x8000000000000000ul)
 #define ACC_HIGHEST int64_t(0x7ffffffffffffffful)
 #define ACC_ZERO int64_t(0)
@@ -142,7 +144,7 @@ ACC_T identity() {
 ACC_T map_value(ACC_T x, ACC_T centre) {
   switch (kOp) {
     case kAll:
-    case kAny: return (x == ACC_ZERO) ? ACC_ZERO : ACC_ONE;  // NaN is non-zero
+    case kAny: return acc_is_zero(x) ? ACC_ZERO : ACC_ONE;
     case kAbsSum:
     case kAbsMax: return abs(x);
 #ifdef ACC_FLOAT
@@ -156,7 +158,9 @@ ACC_T map_value(ACC_T x, ACC_T centre) {
   }
 }
 
-// NaN propagates through max and min (the first NaN of a and b).
+// NaN propagates through max and min (the first NaN of a and b), tested
+// before the comparison (GLSL's max and min leave NaN undefined, and a
+// driver may rewrite a comparison as if there were none).
 ACC_T combine(ACC_T a, ACC_T b) {
   switch (kOp) {
     case kProd: return a * b;
@@ -169,7 +173,7 @@ ACC_T combine(ACC_T a, ACC_T b) {
       if (acc_is_nan(a)) return a;
       if (acc_is_nan(b)) return b;
       return b < a ? b : a;
-    case kAll: return min(a, b);
+    case kAll: return min(a, b);  // of 0 and 1 (map_value), never NaN
     case kAny: return max(a, b);
     default: return a + b;
   }

@@ -33,7 +33,7 @@ const bool kPredicate = (kOp >= 29 && kOp <= 32) || kOp >= 44;
 
 bool float_predicate(float x) {
   switch (kOp) {
-    case 29: return x == 0.0;  // logical_not (NaN is true, so not-NaN is false)
+    case 29: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
     case 30: return is_nan(x);
     case 31: return is_inf(x);
     case 32: return !is_nan(x) && !is_inf(x);  // isfinite

@@ -10,7 +10,8 @@ const float kSqrt2OverPi = 0.79788456080286535588;
 const float kGeluCubic = 0.044715;
 
 // Clamp with NaN in either operand propagating, as the CPU kernel's
-// nan_max / nan_min (GLSL's max and min leave NaN undefined).
+// nan_max / nan_min (GLSL's max and min leave NaN undefined). NaN is
+// tested first, on the bits, so the comparison never sees it.
 float nan_max(float x, float lo) {
   if (is_nan(x)) return x;
   if (is_nan(lo)) return lo;
@@ -26,7 +27,7 @@ float unary_float(uint op, float x, float p0, float p1) {
   switch (op) {
     case 0: return -x;
     case 1: return abs(x);
-    case 2: return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0);  // NaN -> 0, as the CPU
+    case 2: return is_positive(x) ? 1.0 : (is_negative(x) ? -1.0 : 0.0);  // NaN -> 0, as the CPU
     case 3: return c_exp(x);
     case 4: return c_expm1(x);
     case 5: return c_log(x);
@@ -40,7 +41,9 @@ float unary_float(uint op, float x, float p0, float p1) {
     case 13: return tan(x);
     case 14: return c_tanh(x);
     case 15: return 1.0 / (1.0 + c_exp(-x));
-    case 16: return x < 0.0 ? 0.0 : x;  // NaN and -0.0 pass through, as torch.relu
+    // NaN and -0.0 pass through, as torch.relu; decided on the bits, since
+    // `x < 0 ? 0 : x` may become max(x, 0), which drops NaN.
+    case 16: return is_negative(x) ? 0.0 : x;
     case 17: return 0.5 * x * (1.0 + c_erf(x * kInvSqrt2));
     case 18: return 0.5 * x * (1.0 + c_tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
     case 19: return x / (1.0 + c_exp(-x));
