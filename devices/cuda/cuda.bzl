@@ -5,8 +5,10 @@ both cores busy and rebuilds only what changed) and declares <name>, a
 cc_library of the objects. Every file is compiled as position-independent
 C++20 for the GPU architectures of --define=TESSERA_CUDA_ARCHS (a comma
 list of sm_XX, each SASS for that architecture, and compute_XX, PTX that the
-driver compiles for newer GPUs at first use). .bazelrc sets the default and
-the cuda_release config; docs/building.md says why.
+driver compiles for newer GPUs at first use; nvcc_gencode.sh turns the list
+into nvcc's -gencode flags with as few front-end passes as it allows).
+.bazelrc sets the default and the cuda_release config; docs/building.md
+says why.
 
 Device code is whole-program per file (no relocatable device code): a .cu
 file holds its kernels and their launchers, and shares device code with
@@ -47,19 +49,13 @@ def cuda_objects(name, srcs, hdrs = []):
         native.genrule(
             name = "%s_%s_nvcc" % (name, stem.replace("/", "_")),
             srcs = [src] + hdrs,
+            tools = ["//devices/cuda:nvcc_gencode.sh"],
             outs = [out],
             cmd = """
 set -e
-gencode=""
-for arch in $$(echo "$(TESSERA_CUDA_ARCHS)" | tr ',' ' '); do
-  case $$arch in
-    sm_*) gencode="$$gencode -gencode=arch=compute_$${arch#sm_},code=sm_$${arch#sm_}" ;;
-    compute_*) gencode="$$gencode -gencode=arch=$$arch,code=$$arch" ;;
-    *) echo "TESSERA_CUDA_ARCHS: '$$arch' is neither sm_XX nor compute_XX" >&2; exit 1 ;;
-  esac
-done
+gencode=$$(%s "$(TESSERA_CUDA_ARCHS)")
 %s %s $$gencode -I. -I%s -c $(location %s) -o $@
-""" % (NVCC, _NVCC_FLAGS, CUBLAS_INCLUDE, src),
+""" % ("$(location //devices/cuda:nvcc_gencode.sh)", NVCC, _NVCC_FLAGS, CUBLAS_INCLUDE, src),
             message = "nvcc %s" % src,
         )
         objects.append(out)
