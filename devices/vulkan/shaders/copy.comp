@@ -6,6 +6,7 @@
 // truncation, as C++ casts do (to the narrow integers through int, as x86
 // does it); integers to narrower ones wrap.
 #include "buffers.glsl"
+#include "half_rounding.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kDstKind = 0;
@@ -37,7 +38,7 @@ uint16_t float_to_bf16(float v) {
 void store_float(int at, float v) {
   switch (kDstKind) {
     case kF32: Floats(p.dst_addr).v[at] = v; break;
-    case kF16: Halfs(p.dst_addr).v[at] = float16_t(v); break;
+    case kF16: Shorts(p.dst_addr).v[at] = uint16_t(f16_bits_of(v)); break;
     case kI32: Ints(p.dst_addr).v[at] = int(v); break;
     case kI64: Int64s(p.dst_addr).v[at] = int64_t(v); break;
     case kU8: Bytes(p.dst_addr).v[at] = uint8_t(int(v)); break;
@@ -53,7 +54,7 @@ void store_float(int at, float v) {
 void store_int(int at, int64_t v) {
   switch (kDstKind) {
     case kF32: Floats(p.dst_addr).v[at] = float(v); break;
-    case kF16: Halfs(p.dst_addr).v[at] = float16_t(float(v)); break;
+    case kF16: Shorts(p.dst_addr).v[at] = uint16_t(f16_bits_of(float(v))); break;
     case kI32: Ints(p.dst_addr).v[at] = int(v); break;
     case kI64: Int64s(p.dst_addr).v[at] = v; break;
     case kU8: Bytes(p.dst_addr).v[at] = uint8_t(v); break;

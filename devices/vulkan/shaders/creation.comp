@@ -31,7 +31,7 @@ int64_t to_int64(uvec2 v) { return int64_t((uint64_t(v.y) << 32) | uint64_t(v.x)
 void store_float(int o, DoubleFloat v) {
   const float f = v.hi + v.lo;
   switch (kOutDType) {
-    case kDTypeF16: Halfs(p.out_addr).v[o] = float16_t(f); break;
+    case kDTypeF16: Shorts(p.out_addr).v[o] = uint16_t(f16_bits_of(f)); break;
     case kDTypeBF16: Shorts(p.out_addr).v[o] = uint16_t(bf16_bits_of(f)); break;
     default: Floats(p.out_addr).v[o] = f; break;  // f32
   }

@@ -1,9 +1,11 @@
 // Loads and stores of any tensor dtype through buffers.glsl's views, the
 // dtype given as runtime DType's value (a specialization constant in the
 // callers, so each switch folds away). Conversions round as the CPU
-// device's convert<T> does: f16 and bf16 through float, bf16 and f64 bits
-// built by hand (no bfloat16 or float64 arithmetic needed).
+// device's convert<T> does: f16 and bf16 through float, their bits and
+// f64's built by hand (half_rounding.glsl for f16: rounding independent of
+// the driver; no bfloat16 or float64 arithmetic needed).
 // Include after buffers.glsl.
+#include "half_rounding.glsl"
 
 const uint kDTypeBool = 0, kDTypeU8 = 1, kDTypeI8 = 2, kDTypeI16 = 3, kDTypeI32 = 4,
            kDTypeI64 = 5, kDTypeF16 = 6, kDTypeBF16 = 7, kDTypeF32 = 8, kDTypeF64 = 9;
@@ -48,7 +50,7 @@ void store_integer(uint kind, uvec2 addr, int i, int64_t v) {
     case kDTypeI16: Shorts(addr).v[i] = uint16_t(uint(v) & 0xFFFFu); break;
     case kDTypeI32: Ints(addr).v[i] = int(v); break;
     case kDTypeI64: Int64s(addr).v[i] = v; break;
-    case kDTypeF16: Halfs(addr).v[i] = float16_t(float(v)); break;
+    case kDTypeF16: Shorts(addr).v[i] = uint16_t(f16_bits_of(float(v))); break;
     case kDTypeBF16: Shorts(addr).v[i] = uint16_t(bf16_bits_of(float(v))); break;
     case kDTypeF32: Floats(addr).v[i] = float(v); break;
     default: Int64s(addr).v[i] = int64_t(f64_bits_of(v)); break;  // f64

@@ -7,6 +7,7 @@
 // conversions do) and long (i64). The kind is a constant at pipeline
 // creation, so every switch below folds away. Needs 8/16/64-bit types.
 #include "buffers.glsl"
+#include "half_rounding.glsl"
 
 const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kBool = 4, kU8 = 5, kI8 = 6, kI16 = 7,
     kBF16 = 8;
@@ -59,7 +60,7 @@ int64_t load_long(uvec2 addr, int at) { return Int64s(addr).v[at]; }
 bool load_bool(uvec2 addr, int at) { return Bytes(addr).v[at] != uint8_t(0); }
 
 void store_float(uint kind, uvec2 addr, int at, float v) {
-  if (kind == kF16) Halfs(addr).v[at] = float16_t(v);
+  if (kind == kF16) Shorts(addr).v[at] = uint16_t(f16_bits_of(v));
   else if (kind == kBF16) Shorts(addr).v[at] = float_to_bf16(v);
   else Floats(addr).v[at] = v;
 }
@@ -89,7 +90,7 @@ int64_t scalar_long(uvec2 s) { return int64_t(packUint2x32(s)); }
 // A float rounded to the kind's storage precision (f16, bf16), for the
 // ops whose CPU kernel rounds intermediate steps.
 float in_storage_precision(uint kind, float v) {
-  if (kind == kF16) return float(float16_t(v));
+  if (kind == kF16) return rounded_to_f16(v);
   if (kind == kBF16) return bf16_to_float(float_to_bf16(v));
   return v;
 }

@@ -3,11 +3,12 @@
 // with 8-wide subgroups that run shared and global accesses lane by lane
 // (llvmpipe: each non-uniform load there is a loop over the lanes, so
 // loads, not multiply-adds, bound a GEMM). Same parameters and result as
-// gemm_tiled.glsl. The includer defines ELEM and ELEM_BUFFER (as for
-// gemm_tiled.glsl) and may define ACC / ACC4 (default float / vec4), the
-// sum's type: int / ivec4 for the integer shaders (which also define
-// ACC_IS_INT for the signed 8/16-bit views), whose 32-bit sums wrap and so
-// give the low bits of the CPU's int64 sums exactly.
+// gemm_tiled.glsl. The includer defines ELEM and ELEM_BUFFER (and may
+// define STORE_C) as for gemm_tiled.glsl, and may define ACC / ACC4
+// (default float / vec4), the sum's type: int / ivec4 for the integer
+// shaders (which also define ACC_IS_INT for the signed 8/16-bit views),
+// whose 32-bit sums wrap and so give the low bits of the CPU's int64 sums
+// exactly.
 //
 // A subgroup (8 lanes) owns a (8 kSets)-row x 32-column block of C: per k,
 // lane l loads B[k][4 l .. 4 l + 3] and A[row l + 8 s][k] for each row set
@@ -23,6 +24,10 @@
 #ifndef ACC
 #define ACC float
 #define ACC4 vec4
+#endif
+
+#ifndef STORE_C
+#define STORE_C(index, value) ELEM_BUFFER(p.c_addr).v[index] = ELEM(value)
 #endif
 
 layout(local_size_x = 64) in;
@@ -90,7 +95,7 @@ void main() {
       const int at = c_base + int(row) * p.c_row_stride + int(col0 + j) * p.c_col_stride;
       ACC v = acc[r][j] + bias;
       if ((p.flags & kAccumulate) != 0) v += ACC(ELEM_BUFFER(p.c_addr).v[at]);
-      ELEM_BUFFER(p.c_addr).v[at] = ELEM(v);
+      STORE_C(at, v);
     }
   }
 }

@@ -4,7 +4,8 @@
 // column strides in elements, so transposed, sliced and broadcast (stride
 // 0) operands need no copy. The includer defines ELEM (the storage type,
 // float or float16_t) and ELEM_BUFFER (its buffers.glsl view); sums are
-// f32 either way.
+// f32 either way. It may define STORE_C(index, value), the store of a sum
+// into C (default: ELEM_BUFFER's element = ELEM(value)).
 //
 // Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
 // invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
@@ -17,6 +18,10 @@
 // gemm_subgroup.glsl instead for f32.
 #include "buffers.glsl"
 #extension GL_EXT_control_flow_attributes : require
+
+#ifndef STORE_C
+#define STORE_C(index, value) ELEM_BUFFER(p.c_addr).v[index] = ELEM(value)
+#endif
 
 layout(local_size_x = 16, local_size_y = 16) in;
 
@@ -96,7 +101,7 @@ void main() {
       const int at = c_base + int(row) * p.c_row_stride + int(col) * p.c_col_stride;
       float v = acc[i][j] + bias;
       if ((p.flags & kAccumulate) != 0) v += float(ELEM_BUFFER(p.c_addr).v[at]);
-      ELEM_BUFFER(p.c_addr).v[at] = ELEM(v);
+      STORE_C(at, v);
     }
   }
 }

@@ -8,6 +8,7 @@
 // 8-byte elements and the f32 / 32 / 64-bit integer adds exist, read as
 // 32-bit words, so the module needs no 8/16/64-bit shader types and runs
 // on every device; the full set needs them (has_sized_shader_types).
+#include "half_rounding.glsl"
 
 // dst[d] = src[s] for elements of `size` bytes (a specialization constant
 // at every call, so the switch folds away).
@@ -62,7 +63,7 @@ void add_element(uint kind, uvec2 dst, int d, uvec2 src, int s) {
     }
 #ifndef INDEX_WORDS_ONLY
     case kAddF16:
-      Halfs(dst).v[d] = float16_t(float(Halfs(dst).v[d]) + float(Halfs(src).v[s]));
+      Shorts(dst).v[d] = uint16_t(f16_bits_of(float(Halfs(dst).v[d]) + float(Halfs(src).v[s])));
       break;
     case kAddBF16: {
       const float a = uintBitsToFloat(uint(Shorts(dst).v[d]) << 16);
@@ -109,7 +110,7 @@ float load_float(uint kind, uvec2 addr, int at) {
 void store_float(uint kind, uvec2 addr, int at, float v) {
   switch (kind) {
     case kFloatF32: Floats(addr).v[at] = v; break;
-    case kFloatF16: Halfs(addr).v[at] = float16_t(v); break;
+    case kFloatF16: Shorts(addr).v[at] = uint16_t(f16_bits_of(v)); break;
     default: Shorts(addr).v[at] = uint16_t(bf16_bits(v)); break;
   }
 }

@@ -149,14 +149,14 @@ void main() {
         if (kOp == 0) {
           Floats(p.out_addr).v[o.x] = v;
         } else {
-          Halfs(p.out_addr).v[o.x] = float16_t(v);
+          Shorts(p.out_addr).v[o.x] = uint16_t(f16_bits_of(v));
         }
       } else if (kOp <= 3) {
         const float v = p.a + p.b * standard_normal(block);
         if (kOp == 2) {
           Floats(p.out_addr).v[o.x] = v;
         } else {
-          Halfs(p.out_addr).v[o.x] = float16_t(v);
+          Shorts(p.out_addr).v[o.x] = uint16_t(f16_bits_of(v));
         }
       } else {
         const uint64_t r = (uint64_t(block[lane * 2u]) << 32) | uint64_t(block[lane * 2u + 1u]);

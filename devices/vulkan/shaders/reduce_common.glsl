@@ -20,6 +20,7 @@
 //    reduced elements and combine through subgroupAdd or shuffles.
 #include "buffers.glsl"
 #include "float_math.glsl"
+#include "half_rounding.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kOp = 0;
@@ -91,7 +92,7 @@ void store_out(int at, ACC_T v) {
   switch (kOutType) {
 #ifdef ACC_FLOAT
     case kF32: Floats(p.out_addr).v[at] = v; break;
-    case kF16: Halfs(p.out_addr).v[at] = float16_t(v); break;
+    case kF16: Shorts(p.out_addr).v[at] = uint16_t(f16_bits_of(v)); break;
     case kBF16: {  // the top half, rounded to nearest even (runtime/core/half.h)
       const uint x = floatBitsToUint(v);
       const uint b = (x & 0x7fffffffu) > 0x7f800000u ? (x >> 16) | 0x40u

@@ -82,7 +82,7 @@ void store(int o, Acc a) {
   switch (kDType) {
     case kDTypeI32: Ints(p.out_addr).v[o] = int(a.i); break;
     case kDTypeI64: Int64s(p.out_addr).v[o] = a.i; break;
-    case kDTypeF16: Halfs(p.out_addr).v[o] = float16_t(f); break;
+    case kDTypeF16: Shorts(p.out_addr).v[o] = uint16_t(f16_bits_of(f)); break;
     case kDTypeBF16: Shorts(p.out_addr).v[o] = uint16_t(bf16_bits_of(f)); break;
     default: Floats(p.out_addr).v[o] = f; break;
   }
