@@ -1,0 +1,111 @@
+"""sgn, threshold, hardshrink, softshrink and xlogy (bridge/csrc/ops/
+elementwise_composite.cc) against CPU on every tessera device: functional,
+in-place and out= forms, their gradients, special values (NaN, inf, +-0,
+the band's edges), and no CPU fallback.
+"""
+
+import pytest
+import torch
+import torch.nn.functional as F
+import torch_tessera
+
+from bridge_testing import assert_no_fallback
+
+
+def tessera_devices():
+    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
+
+
+every_device = pytest.mark.parametrize(
+    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
+    ids=str)
+
+SPECIAL = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 0.5, -0.5, 0.49,
+                        -0.51, 2.0, -3.0, 1e-8])
+
+
+def values(dtype=torch.float32):
+    g = torch.Generator().manual_seed(0)
+    return torch.cat([SPECIAL, torch.randn(40, generator=g) * 2]).to(dtype)
+
+
+def assert_same(got, want):
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+FUNCTIONS = {
+    "sgn": lambda x: torch.sgn(x),
+    "threshold": lambda x: F.threshold(x, 0.5, -7.0),
+    "hardshrink": lambda x: F.hardshrink(x, 0.5),
+    "softshrink": lambda x: F.softshrink(x, 0.5),
+    "xlogy": lambda x: torch.xlogy(x, x.abs() + 0.25),
+    "xlogy zero x": lambda x: torch.xlogy(x * 0, x),
+    "xlogy scalar y": lambda x: torch.xlogy(x, 3.0),
+}
+
+
+@every_device
+@pytest.mark.parametrize("name", FUNCTIONS.keys())
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_forward_matches_cpu(device, name, dtype):
+    x = values(dtype)
+    torch_tessera.reset_fallback_stats()
+    got = FUNCTIONS[name](x.to(device))
+    assert_no_fallback()
+    assert_same(got, FUNCTIONS[name](x))
+
+
+@every_device
+def test_integer_inputs(device):
+    x = torch.arange(-5, 6)
+    for f in (torch.sgn, lambda t: F.threshold(t, 1, 9), lambda t: torch.xlogy(t, t.abs() + 1)):
+        assert_same(f(x.to(device)), f(x))
+
+
+@every_device
+def test_in_place_and_out_forms(device):
+    x = values()
+    for name, in_place, out_form in [
+        ("sgn_", lambda t: t.sgn_(), lambda t, o: torch.sgn(t, out=o)),
+        ("threshold_", lambda t: F.threshold_(t, 0.5, -1.0),
+         lambda t, o: torch.threshold(t, 0.5, -1.0, out=o)),
+        ("xlogy_", lambda t: t.xlogy_(t.abs() + 1), lambda t, o: torch.xlogy(t, t.abs() + 1, out=o)),
+    ]:
+        want = in_place(x.clone())
+        dev = x.to(device)
+        result = in_place(dev)
+        assert result.data_ptr() == dev.data_ptr(), name
+        assert_same(dev, want)
+        out = torch.empty(0, device=device)
+        out_form(x.to(device), out)
+        assert_same(out, want)
+    for f, out_op in ((F.hardshrink, torch.ops.aten.hardshrink.out),
+                      (F.softshrink, torch.ops.aten.softshrink.out)):
+        out = torch.empty(3, device=device)  # resized to the input's shape
+        out_op(x.to(device), 0.5, out=out)
+        assert_same(out, f(x, 0.5))
+
+
+@every_device
+@pytest.mark.parametrize("module", [torch.nn.Hardshrink(0.5), torch.nn.Softshrink(0.5),
+                                    torch.nn.Threshold(0.1, 20.0), torch.nn.Softsign(),
+                                    torch.nn.L1Loss(), torch.nn.KLDivLoss(reduction="batchmean")],
+                         ids=lambda m: type(m).__name__)
+def test_module_gradients_match_cpu(device, module):
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(6, 5, generator=g)
+    x[0, 0] = 0.5  # on the band's edge
+    target = torch.rand(6, 5, generator=g)
+    args_cpu = [x.clone().requires_grad_()]
+    if isinstance(module, (torch.nn.L1Loss, torch.nn.KLDivLoss)):
+        args_cpu.append(target)
+    args_dev = [a.detach().to(device).requires_grad_(a.requires_grad) for a in args_cpu]
+    torch_tessera.reset_fallback_stats()
+    out_dev = module(*args_dev)
+    out_dev.sum().backward()
+    assert_no_fallback()
+    out_cpu = module(*args_cpu)
+    out_cpu.sum().backward()
+    torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(args_dev[0].grad.cpu(), args_cpu[0].grad, rtol=1e-5, atol=1e-6)
