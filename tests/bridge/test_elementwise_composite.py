@@ -1,8 +1,12 @@
-"""sgn, threshold, hardshrink, softshrink and xlogy (bridge/csrc/ops/
-elementwise_composite.cc) against CPU on every tessera device: functional,
-in-place and out= forms, their gradients, special values (NaN, inf, +-0,
-the band's edges), and no CPU fallback.
+"""The ops the bridge composes of tessera ops, against CPU on every tessera
+device, with no CPU fallback: sgn, threshold, hardshrink, softshrink and
+xlogy (bridge/csrc/ops/elementwise_composite.cc: functional, in-place and
+out= forms, gradients, NaN, inf, +-0 and the band's edges), and glu,
+prelu, the smooth L1 and Huber losses (nn_composite.cc: every reduction,
+the band's edges, parameter gradients, out= forms).
 """
+
+import copy
 
 import pytest
 import torch
@@ -109,3 +113,64 @@ def test_module_gradients_match_cpu(device, module):
     out_cpu.sum().backward()
     torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach(), rtol=1e-5, atol=1e-6)
     torch.testing.assert_close(args_dev[0].grad.cpu(), args_cpu[0].grad, rtol=1e-5, atol=1e-6)
+
+
+# -- glu, prelu, smooth L1 and Huber losses (bridge/csrc/ops/nn_composite.cc)
+
+NN_CASES = {
+    "GLU dim -1": (lambda: torch.nn.GLU(), 1),
+    "GLU dim 1": (lambda: torch.nn.GLU(dim=1), 1),
+    "PReLU one weight": (lambda: torch.nn.PReLU(), 1),
+    "PReLU per channel": (lambda: torch.nn.PReLU(4, init=0.1), 1),
+    **{f"SmoothL1Loss {r} beta {b}": (lambda r=r, b=b: torch.nn.SmoothL1Loss(reduction=r, beta=b), 2)
+       for r in ("mean", "sum", "none") for b in (1.0, 0.5, 0.0)},
+    **{f"HuberLoss {r} delta {d}": (lambda r=r, d=d: torch.nn.HuberLoss(reduction=r, delta=d), 2)
+       for r in ("mean", "sum", "none") for d in (1.0, 0.3)},
+}
+
+
+@every_device
+@pytest.mark.parametrize("name", NN_CASES.keys())
+def test_nn_composites_match_cpu(device, name):
+    make, arity = NN_CASES[name]
+    torch.manual_seed(0)
+    module_cpu = make()
+    module_dev = copy.deepcopy(module_cpu).to(device)
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(3, 4, 6, generator=g) * 2
+    x[0, 0, :3] = torch.tensor([1.0, 0.5, -0.3])  # on the losses' band edges (target 0 there)
+    inputs_cpu = [x.requires_grad_()]
+    if arity == 2:
+        target = torch.randn(3, 4, 6, generator=g)
+        target[0, 0, :3] = 0
+        inputs_cpu.append(target)
+    inputs_dev = [t.detach().to(device).requires_grad_(t.requires_grad) for t in inputs_cpu]
+    torch_tessera.reset_fallback_stats()
+    out_dev = module_dev(*inputs_dev)
+    (out_dev * torch.linspace(0.5, 1.5, out_dev.numel(), device=device).view_as(out_dev)).sum().backward()
+    assert_no_fallback()
+    out_cpu = module_cpu(*inputs_cpu)
+    (out_cpu * torch.linspace(0.5, 1.5, out_cpu.numel()).view_as(out_cpu)).sum().backward()
+    torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(inputs_dev[0].grad.cpu(), inputs_cpu[0].grad, rtol=1e-5, atol=1e-6)
+    for p_dev, p_cpu in zip(module_dev.parameters(), module_cpu.parameters()):
+        torch.testing.assert_close(p_dev.grad.cpu(), p_cpu.grad, rtol=1e-5, atol=1e-6)
+
+
+@every_device
+def test_glu_refuses_an_odd_dimension(device):
+    with pytest.raises(RuntimeError, match="must be even"):
+        torch.nn.functional.glu(torch.ones(3, 5, device=device))
+
+
+@every_device
+def test_nn_composite_out_forms(device):
+    g = torch.Generator().manual_seed(3)
+    x, t = torch.randn(4, 6, generator=g), torch.randn(4, 6, generator=g)
+    for op, args in ((torch.ops.aten.glu.out, (x, -1)),
+                     (torch.ops.aten.smooth_l1_loss.out, (x, t, 0, 0.7)),
+                     (torch.ops.aten.huber_loss.out, (x, t, 0, 0.7))):
+        out = torch.empty(1, device=device)  # resized
+        op(*[a.to(device) if isinstance(a, torch.Tensor) else a for a in args], out=out)
+        want = op(*args, out=torch.empty(1))
+        torch.testing.assert_close(out.cpu(), want)
