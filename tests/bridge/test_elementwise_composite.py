@@ -174,3 +174,40 @@ def test_nn_composite_out_forms(device):
         op(*[a.to(device) if isinstance(a, torch.Tensor) else a for a in args], out=out)
         want = op(*args, out=torch.empty(1))
         torch.testing.assert_close(out.cpu(), want)
+
+
+# -- reflection and replication padding (bridge/csrc/ops/padding_composite.cc)
+
+PAD_CASES = [
+    (mode, dims, shape, padding)
+    for mode in ("reflect", "replicate")
+    for dims, shape, padding in (
+        (1, (2, 3, 7), (2, 3)), (1, (3, 5), (4, 1)), (1, (2, 3, 7), (-1, 2)),
+        (2, (2, 3, 5, 6), (1, 2, 3, 0)), (2, (3, 4, 4), (3, 3, 1, 1)),
+        (3, (1, 2, 4, 5, 3), (1, 1, 2, 0, 1, 2)),
+    )
+]
+
+
+@every_device
+@pytest.mark.parametrize("mode,dims,shape,padding", PAD_CASES,
+                         ids=[f"{m}{d}d-{list(s)}-{list(p)}" for m, d, s, p in PAD_CASES])
+def test_padding_matches_cpu(device, mode, dims, shape, padding):
+    g = torch.Generator().manual_seed(4)
+    x_cpu = torch.randn(shape, generator=g).requires_grad_()
+    x_dev = x_cpu.detach().to(device).requires_grad_()
+    torch_tessera.reset_fallback_stats()
+    y_dev = F.pad(x_dev, padding, mode=mode)
+    weights = torch.randn(y_dev.shape, generator=g)
+    (y_dev * weights.to(device)).sum().backward()
+    assert_no_fallback()
+    y_cpu = F.pad(x_cpu, padding, mode=mode)
+    (y_cpu * weights).sum().backward()
+    torch.testing.assert_close(y_dev.detach().cpu(), y_cpu.detach())
+    torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad, rtol=1e-5, atol=1e-6)
+
+
+@every_device
+def test_reflection_padding_as_wide_as_the_input_is_refused(device):
+    with pytest.raises(RuntimeError, match="less than the corresponding input dimension"):
+        F.pad(torch.ones(1, 2, 3, device=device), (3, 0), mode="reflect")
