@@ -2,8 +2,10 @@
 device, with no CPU fallback: sgn, threshold, hardshrink, softshrink and
 xlogy (bridge/csrc/ops/elementwise_composite.cc: functional, in-place and
 out= forms, gradients, NaN, inf, +-0 and the band's edges), and glu,
-prelu, the smooth L1 and Huber losses (nn_composite.cc: every reduction,
-the band's edges, parameter gradients, out= forms).
+prelu, the smooth L1, Huber and binary cross-entropy losses and group
+norm's backward (nn_composite.cc: every reduction, the band's edges,
+parameter gradients, out= forms), and reflection and replication padding
+(padding_composite.cc).
 """
 
 import copy
@@ -117,7 +119,24 @@ def test_module_gradients_match_cpu(device, module):
 
 # -- glu, prelu, smooth L1 and Huber losses (bridge/csrc/ops/nn_composite.cc)
 
+class BceOfProbabilities(torch.nn.Module):
+    """BCELoss on sigmoid(x) against sigmoid(t): inputs and targets in (0, 1)."""
+
+    def __init__(self, reduction, weighted):
+        super().__init__()
+        self.weight = torch.linspace(0.2, 2.0, 6) if weighted else None
+        self.reduction = reduction
+
+    def forward(self, x, t):
+        weight = None if self.weight is None else self.weight.to(x.device)
+        return F.binary_cross_entropy(x.sigmoid(), t.sigmoid(), weight, reduction=self.reduction)
+
+
 NN_CASES = {
+    **{f"BCELoss {r}{' weighted' if w else ''}": (lambda r=r, w=w: BceOfProbabilities(r, w), 2)
+       for r in ("mean", "sum", "none") for w in (False, True)},
+    "GroupNorm 2 groups": (lambda: torch.nn.GroupNorm(2, 4), 1),
+    "GroupNorm 4 groups without affine": (lambda: torch.nn.GroupNorm(4, 4, affine=False), 1),
     "GLU dim -1": (lambda: torch.nn.GLU(), 1),
     "GLU dim 1": (lambda: torch.nn.GLU(dim=1), 1),
     "PReLU one weight": (lambda: torch.nn.PReLU(), 1),
@@ -211,3 +230,9 @@ def test_padding_matches_cpu(device, mode, dims, shape, padding):
 def test_reflection_padding_as_wide_as_the_input_is_refused(device):
     with pytest.raises(RuntimeError, match="less than the corresponding input dimension"):
         F.pad(torch.ones(1, 2, 3, device=device), (3, 0), mode="reflect")
+
+
+@every_device
+def test_binary_cross_entropy_refuses_inputs_outside_0_1(device):
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        F.binary_cross_entropy(torch.tensor([0.5, 1.5], device=device), torch.ones(2, device=device))

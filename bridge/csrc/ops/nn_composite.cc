@@ -1,12 +1,15 @@
-// glu, prelu and the smooth L1 and Huber losses, forward and backward,
-// composed of tessera ops (sigmoid, where, abs, sums), so nn.GLU, nn.PReLU,
-// nn.SmoothL1Loss and nn.HuberLoss run without the CPU fallback on every
+// glu, prelu, the smooth L1, Huber and binary cross-entropy losses, and
+// group norm's backward, composed of tessera ops (sigmoid, where, abs, log,
+// means and sums), so nn.GLU, nn.PReLU, nn.SmoothL1Loss, nn.HuberLoss,
+// nn.BCELoss and nn.GroupNorm train without the CPU fallback on every
 // tessera device. Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/native/Resize.h>
 #include <torch/library.h>
 
+#include <array>
+#include <optional>
 #include <tuple>
 
 namespace torch_tessera {
@@ -120,9 +123,82 @@ at::Tensor& composite_huber_backward_out(const at::Tensor& grad, const at::Tenso
   return write_out(grad_input, composite_huber_backward(grad, self, target, reduction, delta));
 }
 
+// -- binary cross-entropy: -(t * log(x) + (1 - t) * log(1 - x)), each log
+// clamped at -100 as PyTorch does, times the optional weight.
+
+bool present(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
+
+void check_bce(const char* op, const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK(self.sizes() == target.sizes(), op, ": target ", target.sizes(), " and input ",
+              self.sizes(), " must have the same size");
+  // One host read, as PyTorch's CPU kernel checks every element too.
+  TORCH_CHECK(!((self < 0) | (self > 1)).any().item<bool>(), op,
+              ": all elements of input should be between 0 and 1");
+}
+
+at::Tensor composite_bce(const at::Tensor& self, const at::Tensor& target,
+                         const std::optional<at::Tensor>& weight, int64_t reduction) {
+  check_bce("binary_cross_entropy", self, target);
+  at::Tensor loss = (target - 1) * at::log1p(-self).clamp_min(-100) -
+                    target * self.log().clamp_min(-100);
+  if (present(weight)) loss = loss * *weight;
+  return reduce(loss, reduction);
+}
+at::Tensor& composite_bce_out(const at::Tensor& self, const at::Tensor& target,
+                              const std::optional<at::Tensor>& weight, int64_t reduction,
+                              at::Tensor& out) {
+  return write_out(out, composite_bce(self, target, weight, reduction));
+}
+at::Tensor composite_bce_backward(const at::Tensor& grad, const at::Tensor& self,
+                                  const at::Tensor& target,
+                                  const std::optional<at::Tensor>& weight, int64_t reduction) {
+  check_bce("binary_cross_entropy_backward", self, target);
+  at::Tensor local = (self - target) / ((1 - self) * self).clamp_min(1e-12);
+  if (present(weight)) local = local * *weight;
+  return reduced_gradient(grad, local, reduction);
+}
+at::Tensor& composite_bce_backward_out(const at::Tensor& grad, const at::Tensor& self,
+                                       const at::Tensor& target,
+                                       const std::optional<at::Tensor>& weight,
+                                       int64_t reduction, at::Tensor& grad_input) {
+  return write_out(grad_input, composite_bce_backward(grad, self, target, weight, reduction));
+}
+
+// -- group norm's backward (its forward is aten's composite of tessera
+// ops): x viewed as [N, group, C / group, HxW], mean and rstd [N, group].
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> composite_group_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, const at::Tensor& mean,
+    const at::Tensor& rstd, const std::optional<at::Tensor>& weight, int64_t N, int64_t C,
+    int64_t HxW, int64_t group, std::array<bool, 3> output_mask) {
+  TORCH_CHECK(group > 0 && C % group == 0 && input.numel() == N * C * HxW, "native_group_norm_backward: ",
+              "input ", input.sizes(), " does not split into N=", N, ", C=", C, ", HxW=", HxW,
+              " with ", group, " groups");
+  const int64_t D = C / group;
+  const at::Tensor x = input.reshape({N, group, D, HxW});
+  const at::Tensor g = grad_out.reshape({N, group, D, HxW});
+  const at::Tensor rs = rstd.reshape({N, group, 1, 1}).to(input.scalar_type());
+  const at::Tensor xhat = (x - mean.reshape({N, group, 1, 1}).to(input.scalar_type())) * rs;
+  at::Tensor grad_input, grad_weight, grad_bias;
+  if (output_mask[0]) {
+    const at::Tensor dxhat = present(weight) ? g * weight->reshape({1, group, D, 1}) : g;
+    const at::Tensor mean_dxhat = dxhat.mean({2, 3}, /*keepdim=*/true);
+    const at::Tensor mean_dxhat_xhat = (dxhat * xhat).mean({2, 3}, /*keepdim=*/true);
+    grad_input = (rs * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat)).reshape(input.sizes());
+  }
+  if (output_mask[1]) grad_weight = (g * xhat).sum({0, 3}).reshape({C});
+  if (output_mask[2]) grad_bias = g.sum({0, 3}).reshape({C});
+  return {std::move(grad_input), std::move(grad_weight), std::move(grad_bias)};
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("binary_cross_entropy", TORCH_FN(composite_bce));
+  m.impl("binary_cross_entropy.out", TORCH_FN(composite_bce_out));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(composite_bce_backward));
+  m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(composite_bce_backward_out));
+  m.impl("native_group_norm_backward", TORCH_FN(composite_group_norm_backward));
   m.impl("glu", TORCH_FN(composite_glu));
   m.impl("glu.out", TORCH_FN(composite_glu_out));
   m.impl("glu_backward", TORCH_FN(composite_glu_backward));
