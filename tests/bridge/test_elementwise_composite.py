@@ -236,3 +236,42 @@ def test_reflection_padding_as_wide_as_the_input_is_refused(device):
 def test_binary_cross_entropy_refuses_inputs_outside_0_1(device):
     with pytest.raises(RuntimeError, match="between 0 and 1"):
         F.binary_cross_entropy(torch.tensor([0.5, 1.5], device=device), torch.ones(2, device=device))
+
+
+MARGIN_CASES = [(p, margin, weighted, reduction, one_d)
+                for p in (1, 2) for margin in (1.0, 0.3) for weighted in (False, True)
+                for reduction in ("mean", "sum", "none") for one_d in (False, True)
+                if not (one_d and (weighted or margin != 1.0))]
+
+
+@every_device
+@pytest.mark.parametrize("p,margin,weighted,reduction,one_d", MARGIN_CASES,
+                         ids=[f"p{p}-m{m}-{'w' if w else 'nw'}-{r}-{'1d' if o else '2d'}"
+                              for p, m, w, r, o in MARGIN_CASES])
+def test_multi_margin_loss_matches_cpu(device, p, margin, weighted, reduction, one_d):
+    g = torch.Generator().manual_seed(5)
+    x_cpu = torch.randn((5,) if one_d else (4, 5), generator=g).requires_grad_()
+    target = torch.tensor([2]) if one_d else torch.tensor([0, 4, 2, 2])
+    weight = torch.linspace(0.5, 2.0, 5) if weighted else None
+    loss_fn = torch.nn.MultiMarginLoss(p=p, margin=margin, weight=weight, reduction=reduction)
+    x_dev = x_cpu.detach().to(device).requires_grad_()
+    torch_tessera.reset_fallback_stats()
+    out_dev = torch.nn.MultiMarginLoss(p=p, margin=margin, reduction=reduction,
+                                       weight=None if weight is None else weight.to(device))(
+        x_dev, target.to(device))
+    (out_dev * torch.linspace(0.5, 1.5, out_dev.numel(), device=device).view_as(out_dev)).sum().backward()
+    assert_no_fallback()
+    out_cpu = loss_fn(x_cpu, target)
+    (out_cpu * torch.linspace(0.5, 1.5, out_cpu.numel()).view_as(out_cpu)).sum().backward()
+    assert out_dev.shape == out_cpu.shape
+    torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad, rtol=1e-5, atol=1e-6)
+
+
+@every_device
+def test_multi_margin_loss_refuses_bad_targets(device):
+    with pytest.raises(RuntimeError, match="out of range"):
+        F.multi_margin_loss(torch.ones(2, 3, device=device), torch.tensor([0, 3], device=device))
+    with pytest.raises(RuntimeError, match="p == 1 and p == 2"):  # F.multi_margin_loss checks first
+        torch.ops.aten.multi_margin_loss(torch.ones(2, 3, device=device),
+                                         torch.tensor([0, 1], device=device), 3)

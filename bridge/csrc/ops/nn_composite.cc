@@ -1,8 +1,9 @@
-// glu, prelu, the smooth L1, Huber and binary cross-entropy losses, and
-// group norm's backward, composed of tessera ops (sigmoid, where, abs, log,
-// means and sums), so nn.GLU, nn.PReLU, nn.SmoothL1Loss, nn.HuberLoss,
-// nn.BCELoss and nn.GroupNorm train without the CPU fallback on every
-// tessera device. Arithmetic follows PyTorch's CPU kernels.
+// glu, prelu, the smooth L1, Huber, binary cross-entropy and multi-class
+// margin losses, and group norm's backward, composed of tessera ops
+// (sigmoid, where, abs, log, gather, means and sums), so nn.GLU, nn.PReLU,
+// nn.SmoothL1Loss, nn.HuberLoss, nn.BCELoss, nn.MultiMarginLoss and
+// nn.GroupNorm train without the CPU fallback on every tessera device.
+// Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/native/Resize.h>
@@ -164,6 +165,74 @@ at::Tensor& composite_bce_backward_out(const at::Tensor& grad, const at::Tensor&
   return write_out(grad_input, composite_bce_backward(grad, self, target, weight, reduction));
 }
 
+// -- multi-class margin loss: for each sample n with class y,
+//   sum over i != y of max(0, margin - x[y] + x[i])^p * weight[y] / C.
+
+struct MarginTerms {
+  at::Tensor input;     // [N, C]
+  at::Tensor z;         // max(0, margin - x[y] + x[i]), 0 at i == y
+  at::Tensor scale;     // weight[y] / C, [N, 1]
+  at::Tensor is_class;  // one-hot of y, [N, C]
+};
+
+MarginTerms margin_terms(const char* op, const at::Tensor& self, const at::Tensor& target,
+                         const at::Scalar& p, const at::Scalar& margin,
+                         const std::optional<at::Tensor>& weight) {
+  TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, op, ": only p == 1 and p == 2 supported, got ",
+              p.toDouble());
+  TORCH_CHECK((self.dim() == 1 && target.numel() == 1) ||
+                  (self.dim() == 2 && target.dim() == 1 && target.size(0) == self.size(0)),
+              op, ": expected input [N, C] with target [N] (or [C] with one target), got input ",
+              self.sizes(), " and target ", target.sizes());
+  const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
+  const int64_t classes = x.size(1);
+  const at::Tensor y = target.reshape({-1, 1}).to(at::kLong);
+  TORCH_CHECK(((y >= 0) & (y < classes)).all().item<bool>(), op, ": target out of range for ",
+              classes, " classes");
+  const at::Tensor is_class = at::zeros_like(x).scatter_(1, y, 1.0);
+  const at::Tensor z =
+      ((margin.toDouble() - x.gather(1, y) + x).clamp_min(0)) * (1 - is_class);
+  at::Tensor scale = at::full({x.size(0), 1}, 1.0 / static_cast<double>(classes), x.options());
+  if (present(weight)) scale = scale * weight->index_select(0, y.reshape({-1})).reshape({-1, 1});
+  return {x, z, scale, is_class};
+}
+
+at::Tensor composite_multi_margin(const at::Tensor& self, const at::Tensor& target,
+                                  const at::Scalar& p, const at::Scalar& margin,
+                                  const std::optional<at::Tensor>& weight, int64_t reduction) {
+  const MarginTerms t = margin_terms("multi_margin_loss", self, target, p, margin, weight);
+  const at::Tensor powered = p.toLong() == 2 ? t.z * t.z : t.z;
+  return reduce((powered * t.scale).sum(1), reduction);  // [N] (N = 1 for a 1-D input)
+}
+at::Tensor& composite_multi_margin_out(const at::Tensor& self, const at::Tensor& target,
+                                       const at::Scalar& p, const at::Scalar& margin,
+                                       const std::optional<at::Tensor>& weight,
+                                       int64_t reduction, at::Tensor& out) {
+  return write_out(out, composite_multi_margin(self, target, p, margin, weight, reduction));
+}
+at::Tensor composite_multi_margin_backward(const at::Tensor& grad, const at::Tensor& self,
+                                           const at::Tensor& target, const at::Scalar& p,
+                                           const at::Scalar& margin,
+                                           const std::optional<at::Tensor>& weight,
+                                           int64_t reduction) {
+  const MarginTerms t = margin_terms("multi_margin_loss_backward", self, target, p, margin, weight);
+  // d loss / d x[i] for i != y; x[y] gets minus their sum.
+  const at::Tensor slope = p.toLong() == 2 ? 2 * t.z : (t.z > 0).to(t.z.scalar_type());
+  at::Tensor per_sample = grad.dim() == 0 ? grad : grad.reshape({-1, 1});
+  if (reduction == at::Reduction::Mean) per_sample = per_sample / static_cast<double>(t.input.size(0));
+  const at::Tensor d_other = slope * t.scale * per_sample;
+  const at::Tensor d_input = d_other - t.is_class * d_other.sum(1, /*keepdim=*/true);
+  return d_input.reshape(self.sizes());
+}
+at::Tensor& composite_multi_margin_backward_out(const at::Tensor& grad, const at::Tensor& self,
+                                                const at::Tensor& target, const at::Scalar& p,
+                                                const at::Scalar& margin,
+                                                const std::optional<at::Tensor>& weight,
+                                                int64_t reduction, at::Tensor& grad_input) {
+  return write_out(grad_input,
+                   composite_multi_margin_backward(grad, self, target, p, margin, weight, reduction));
+}
+
 // -- group norm's backward (its forward is aten's composite of tessera
 // ops): x viewed as [N, group, C / group, HxW], mean and rstd [N, group].
 
@@ -199,6 +268,10 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("binary_cross_entropy_backward", TORCH_FN(composite_bce_backward));
   m.impl("binary_cross_entropy_backward.grad_input", TORCH_FN(composite_bce_backward_out));
   m.impl("native_group_norm_backward", TORCH_FN(composite_group_norm_backward));
+  m.impl("multi_margin_loss", TORCH_FN(composite_multi_margin));
+  m.impl("multi_margin_loss.out", TORCH_FN(composite_multi_margin_out));
+  m.impl("multi_margin_loss_backward", TORCH_FN(composite_multi_margin_backward));
+  m.impl("multi_margin_loss_backward.grad_input", TORCH_FN(composite_multi_margin_backward_out));
   m.impl("glu", TORCH_FN(composite_glu));
   m.impl("glu.out", TORCH_FN(composite_glu_out));
   m.impl("glu_backward", TORCH_FN(composite_glu_backward));
