@@ -1,9 +1,22 @@
 """Helpers shared by the bridge's op tests."""
 
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torch_tessera
+
+
+def tessera_devices():
+    """Every tessera device of this process."""
+    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
+
+
+# Parametrizes a test over every tessera device (shown as skipped, not
+# passed, where there is none).
+every_device = pytest.mark.parametrize(
+    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
+    ids=str)
 
 
 def assert_no_fallback():

@@ -28,20 +28,11 @@ import transformers
 from torch._dynamo.testing import CompileCounterWithBackend
 from torch._inductor.utils import run_and_get_code
 
-from bridge_testing import SmallCNN, assert_no_fallback, to_dev
+from bridge_testing import SmallCNN, assert_no_fallback, every_device, tessera_devices, to_dev
 
 # Inductor reorders and fuses float32 arithmetic: a few ulps per step.
 RTOL = 1e-4
 ATOL = 1e-5
-
-
-def tessera_devices():
-    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
-
-
-every_device = pytest.mark.parametrize(
-    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
-    ids=str)
 
 
 def host_accessible(device):

@@ -15,16 +15,8 @@ import torch
 import torch.nn.functional as F
 import torch_tessera
 
-from bridge_testing import assert_no_fallback
+from bridge_testing import assert_no_fallback, every_device
 
-
-def tessera_devices():
-    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
-
-
-every_device = pytest.mark.parametrize(
-    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
-    ids=str)
 
 SPECIAL = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 0.5, -0.5, 0.49,
                         -0.51, 2.0, -3.0, 1e-8])

@@ -17,17 +17,10 @@ import torch.nn as nn
 import torch.nn.utils.parametrize as parametrize
 from torch.nn.utils.parametrizations import spectral_norm, weight_norm
 
+from bridge_testing import every_device
+
 RTOL = 1e-4
 ATOL = 1e-5
-
-
-def tessera_devices():
-    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
-
-
-every_device = pytest.mark.parametrize(
-    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
-    ids=str)
 
 
 def assert_close(got, want):

@@ -17,19 +17,12 @@ import torch
 import torch.nn as nn
 import torch_tessera
 
+from bridge_testing import every_device
+
 RTOL = 1e-4
 ATOL = 1e-5
 CELL_OPS = {"aten::_thnn_fused_lstm_cell", "aten::_thnn_fused_lstm_cell_backward_impl",
             "aten::_thnn_fused_gru_cell", "aten::_thnn_fused_gru_cell_backward"}
-
-
-def tessera_devices():
-    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
-
-
-every_device = pytest.mark.parametrize(
-    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
-    ids=str)
 
 
 def assert_close(got, want):

@@ -17,21 +17,14 @@ import torch
 import torch.nn as nn
 import transformers
 
+from bridge_testing import every_device
+
 RTOL = 1e-4
 ATOL = 1e-5
 # Adam scales each update to about lr (3e-3) whatever the gradient's size,
 # so a weight whose gradient is a few ulps from zero may move differently
 # by a fraction of lr; 1e-4 is 3% of one step.
 PARAM_ATOL = 1e-4
-
-
-def tessera_devices():
-    return [torch.device("tessera", i) for i in range(torch.tessera.device_count())]
-
-
-every_device = pytest.mark.parametrize(
-    "device", tessera_devices() or [pytest.param(None, marks=pytest.mark.skip("no tessera device"))],
-    ids=str)
 
 
 def shared_parameter_groups(model):

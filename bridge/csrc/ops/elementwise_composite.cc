@@ -5,20 +5,14 @@
 // tessera device. NaN follows PyTorch's CPU kernels: each comparison that
 // NaN fails leaves the NaN in place.
 #include <ATen/ATen.h>
-#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include <limits>
 
+#include "bridge/csrc/ops/op_helpers.h"
+
 namespace torch_tessera {
 namespace {
-
-// out (any dtype the result casts to) resized and filled with result.
-at::Tensor& write_out(at::Tensor& out, const at::Tensor& result) {
-  at::native::resize_output(out, result.sizes());
-  out.copy_(result);
-  return out;
-}
 
 at::Tensor& write_in_place(at::Tensor& self, const at::Tensor& result) {
   self.copy_(result);

@@ -6,21 +6,16 @@
 // Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
-#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include <array>
 #include <optional>
 #include <tuple>
 
+#include "bridge/csrc/ops/op_helpers.h"
+
 namespace torch_tessera {
 namespace {
-
-at::Tensor& write_out(at::Tensor& out, const at::Tensor& result) {
-  at::native::resize_output(out, result.sizes());
-  out.copy_(result);
-  return out;
-}
 
 // -- glu: the first half of `dim` times the sigmoid of the second.
 

@@ -66,6 +66,14 @@ inline at::Tensor& write_out(at::Tensor& out, const tessera::Tensor& result) {
   return out;
 }
 
+// The same for a result the bridge composed of ATen ops on tessera tensors
+// (the *_composite.cc kernels).
+inline at::Tensor& write_out(at::Tensor& out, const at::Tensor& result) {
+  resize_output(out, result.sizes());
+  out.copy_(result);
+  return out;
+}
+
 // Runs a runtime op that produces one new tensor and wraps it.
 template <typename F>
 at::Tensor fresh(F&& fn) {

@@ -6,10 +6,11 @@
 // is deterministic). nn.ReflectionPad{1,2,3}d and nn.ReplicationPad{1,2,3}d
 // then run without the CPU fallback on every tessera device.
 #include <ATen/ATen.h>
-#include <ATen/native/Resize.h>
 #include <torch/library.h>
 
 #include <vector>
+
+#include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
 namespace {
@@ -69,10 +70,7 @@ at::Tensor pad(const at::Tensor& self, c10::IntArrayRef padding) {
 
 template <PadMode kMode, int kDims>
 at::Tensor& pad_out(const at::Tensor& self, c10::IntArrayRef padding, at::Tensor& out) {
-  const at::Tensor result = pad<kMode, kDims>(self, padding);
-  at::native::resize_output(out, result.sizes());
-  out.copy_(result);
-  return out;
+  return write_out(out, pad<kMode, kDims>(self, padding));
 }
 
 template <PadMode kMode, int kDims>
@@ -96,10 +94,7 @@ at::Tensor pad_backward(const at::Tensor& grad, const at::Tensor& self, c10::Int
 template <PadMode kMode, int kDims>
 at::Tensor& pad_backward_out(const at::Tensor& grad, const at::Tensor& self,
                              c10::IntArrayRef padding, at::Tensor& grad_input) {
-  const at::Tensor result = pad_backward<kMode, kDims>(grad, self, padding);
-  at::native::resize_output(grad_input, result.sizes());
-  grad_input.copy_(result);
-  return grad_input;
+  return write_out(grad_input, pad_backward<kMode, kDims>(grad, self, padding));
 }
 
 constexpr PadMode kReflect = PadMode::kReflect;
