@@ -257,20 +257,6 @@ RowShape row_shape(const char* name, const Tensor& x, int64_t norm_dims) {
   return s;
 }
 
-// A warp per short row, a block per long one; the grid strides over rows.
-template <typename Launch>
-void launch_rows(const KernelContext& ctx, const char* name, int64_t rows, int64_t n,
-                 const Launch& launch) {
-  cudaStream_t stream = stream_of(ctx);
-  if (n <= kWarpRowMax) {
-    launch(std::false_type{}, grid_for(rows, kBlockSize / 32), kBlockSize, stream);
-  } else {
-    launch(std::true_type{}, grid_for(rows, 1), n >= kLongRowMin ? kLongRowThreads : kBlockSize,
-           stream);
-  }
-  after_launch(ctx, name);
-}
-
 void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& mean,
                        Tensor& rstd, const Tensor& x, const Tensor& weight, const Tensor& bias,
                        int64_t norm_dims, double eps) {
@@ -311,8 +297,7 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
     const C eps_c = static_cast<C>(eps);
     launch_rows(ctx, name, s.rows, s.n, [&](auto block, unsigned grid, int threads,
                                             cudaStream_t st) {
-      const int64_t group = decltype(block)::value ? threads : 32;
-      if (row_registers_fit<T>(s.n, group, {xp, yp})) {
+      if (row_registers_fit<T>(s.n, row_group_size(block, threads), {xp, yp})) {
         layer_norm_cached_rows_kernel<T, decltype(block)::value><<<grid, threads, 0, st>>>(
             xp, yp, wp, bp, mp, rp, s.rows, static_cast<int>(s.n), eps_c, rms);
       } else {

@@ -2,14 +2,17 @@
 // contiguous rows and give each row to a group of threads: a warp for a
 // short row, the whole block for a long one. This header holds what those
 // kernels share: the size thresholds, which rows a thread's group walks,
-// and combining a value across the group so every thread gets the result.
+// combining a value across the group so every thread gets the result, and
+// the launch that picks a warp or a block per row.
 // Combination follows a fixed tree (warp_reduce.cuh), so results are the
 // same bits on every run.
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "devices/cuda/kernels/device_math.cuh"
+#include "devices/cuda/kernels/launch.h"
 #include "devices/cuda/kernels/warp_reduce.cuh"
 
 namespace tessera::cuda {
@@ -67,6 +70,29 @@ __device__ __forceinline__ C group_all(C v, const F& f, C* scratch, C* result) {
     v = warp_combine(v, f);
     return __shfl_sync(0xffffffffu, v, 0);
   }
+}
+
+// Launches a row kernel: launch(kBlock, grid, threads, stream) with kBlock
+// std::false_type (a warp per row, for rows up to kWarpRowMax) or
+// std::true_type (a block per row); the grid is capped (grid_for) and the
+// kernels stride over the rows.
+template <typename Launch>
+void launch_rows(const KernelContext& ctx, const char* name, int64_t rows, int64_t n,
+                 const Launch& launch) {
+  cudaStream_t stream = stream_of(ctx);
+  if (n <= kWarpRowMax) {
+    launch(std::false_type{}, grid_for(rows, kBlockSize / 32), kBlockSize, stream);
+  } else {
+    launch(std::true_type{}, grid_for(rows, 1), n >= kLongRowMin ? kLongRowThreads : kBlockSize,
+           stream);
+  }
+  after_launch(ctx, name);
+}
+
+// Threads that share a row in a launch of launch_rows: a warp, or the block.
+template <typename Block>
+constexpr int64_t row_group_size(Block, int threads) {
+  return Block::value ? threads : 32;
 }
 
 }  // namespace tessera::cuda

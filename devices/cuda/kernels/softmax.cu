@@ -148,21 +148,7 @@ __global__ void __launch_bounds__(kBlock ? kLongRowThreads : kBlockSize)
 }
 
 // ---------------------------------------------------------------------------
-// Launches: a warp per row for short rows, a block per row otherwise; the
-// grid is capped (grid_for) and the kernels stride over the rows.
-
-template <typename Launch>
-void launch_rows(const KernelContext& ctx, const char* name, int64_t rows, int64_t n,
-                 const Launch& launch) {
-  cudaStream_t stream = stream_of(ctx);
-  if (n <= kWarpRowMax) {
-    launch(std::false_type{}, grid_for(rows, kBlockSize / 32), kBlockSize, stream);
-  } else {
-    launch(std::true_type{}, grid_for(rows, 1), n >= kLongRowMin ? kLongRowThreads : kBlockSize,
-           stream);
-  }
-  after_launch(ctx, name);
-}
+// Entry points; launch_rows (row_group.cuh) picks a warp or a block per row.
 
 // A 0-d tensor as one row of one element.
 Tensor at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.unsqueeze(0) : t; }
@@ -191,8 +177,7 @@ void softmax_kernel(const KernelContext& ctx, bool log, Tensor& out, const Tenso
     const T* xp = x.data<T>();
     T* yp = y.data<T>();
     launch_rows(ctx, name, rows, n, [&](auto block, unsigned grid, int threads, cudaStream_t s) {
-      const int64_t group = decltype(block)::value ? threads : 32;
-      if (row_registers_fit<T>(n, group, {xp, yp})) {
+      if (row_registers_fit<T>(n, row_group_size(block, threads), {xp, yp})) {
         softmax_cached_rows_kernel<T, decltype(block)::value>
             <<<grid, threads, 0, s>>>(xp, yp, rows, static_cast<int>(n), log);
       } else {
