@@ -122,8 +122,6 @@ at::Tensor& composite_huber_backward_out(const at::Tensor& grad, const at::Tenso
 // -- binary cross-entropy: -(t * log(x) + (1 - t) * log(1 - x)), each log
 // clamped at -100 as PyTorch does, times the optional weight.
 
-bool present(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
-
 void check_bce(const char* op, const at::Tensor& self, const at::Tensor& target) {
   TORCH_CHECK(self.sizes() == target.sizes(), op, ": target ", target.sizes(), " and input ",
               self.sizes(), " must have the same size");

@@ -74,6 +74,9 @@ inline at::Tensor& write_out(at::Tensor& out, const at::Tensor& result) {
   return out;
 }
 
+// Whether an optional tensor argument (a bias, a weight) was given.
+inline bool present(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
+
 // Runs a runtime op that produces one new tensor and wraps it.
 template <typename F>
 at::Tensor fresh(F&& fn) {

@@ -16,10 +16,10 @@
 #include <optional>
 #include <tuple>
 
+#include "bridge/csrc/ops/op_helpers.h"
+
 namespace torch_tessera {
 namespace {
-
-bool present(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 
 // Sum of the gate pre-activations (and the biases, broadcast over the batch).
 at::Tensor gate_sum(const at::Tensor& input_gates, const at::Tensor& hidden_gates,
