@@ -1,18 +1,18 @@
-// adaptive_avg_pool2d and its backward: composites over gathers, so every
-// device runs them natively.
+// adaptive_avg_pool2d/3d and their backward: composites over gathers, so
+// every device runs them natively.
 //
-// Output row i averages input rows [floor(i H / OH), ceil((i + 1) H / OH)),
-// windows that may overlap when OH does not divide H; likewise columns.
-// The forward sums each output's window one dim at a time (rows, then
-// columns; resample::gather_sum, which masks instead of multiplying by 0,
-// so an inf stays in its own windows as in PyTorch) and divides by the
-// window's size. The backward divides by the sizes first and sums, for
-// each input row and column, the windows covering it. 16-bit floats compute
-// in float32 and round once, as PyTorch's kernels do.
+// The windows (adaptive_windows.h) may overlap where the output size does
+// not divide the input's. The forward sums each output's window one dim at
+// a time (resample::gather_sum, which masks instead of multiplying by 0, so
+// an inf stays in its own windows as in PyTorch) and divides by the
+// window's volume. The backward divides by the volumes first and sums, for
+// each input position, the windows covering it. 16-bit floats compute in
+// float32 and round once, as PyTorch's kernels do.
 #include <vector>
 
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
+#include "runtime/ops/adaptive_windows.h"
 #include "runtime/ops/gather_sum.h"
 #include "runtime/ops/nn_common.h"
 #include "runtime/ops/ops.h"
@@ -21,27 +21,22 @@ namespace tessera {
 
 namespace {
 
-// The adaptive windows of `in` positions pooled into `out`, as groups of
-// input positions.
-resample::Groups windows(int64_t out, int64_t in) {
-  resample::Groups groups(static_cast<size_t>(out));
-  for (int64_t i = 0; i < out; ++i) {
-    // Sizes are far below 2^31 (checked by the callers), so no overflow.
-    const int64_t start = i * in / out, end = ((i + 1) * in + out - 1) / out;
-    for (int64_t k = start; k < end; ++k) groups[static_cast<size_t>(i)].push_back({k});
-  }
-  return groups;
-}
-
-// [OH, OW]: the size of each output's window, in dtype on device.
-Tensor window_sizes(const resample::Groups& rows, const resample::Groups& cols, DType dtype,
-                    Device device) {
-  const int64_t oh = static_cast<int64_t>(rows.size()), ow = static_cast<int64_t>(cols.size());
-  Tensor t = empty({oh, ow}, TensorOptions(DType::kF64, host_device()));
-  for (int64_t i = 0; i < oh; ++i) {
-    for (int64_t j = 0; j < ow; ++j) {
-      t.data<double>()[i * ow + j] = static_cast<double>(rows[i].size() * cols[j].size());
+// The volume of each output's window, [O1, ..., Ok] in dtype on device.
+Tensor window_volumes(const std::vector<resample::Groups>& dims, DType dtype, Device device) {
+  Shape sizes;
+  for (const auto& g : dims) sizes.push_back(static_cast<int64_t>(g.size()));
+  Tensor t = empty(sizes, TensorOptions(DType::kF64, host_device()));
+  double* v = t.data<double>();
+  const int64_t total = t.numel();
+  for (int64_t flat = 0; flat < total; ++flat) {
+    double volume = 1.0;
+    int64_t rest = flat;
+    for (size_t j = dims.size(); j-- > 0;) {
+      const int64_t n = sizes[j];
+      volume *= static_cast<double>(dims[j][static_cast<size_t>(rest % n)].size());
+      rest /= n;
     }
+    v[flat] = volume;
   }
   return t.to(device, dtype);
 }
@@ -50,85 +45,75 @@ DType compute_dtype(DType t) {
   return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
 }
 
-Shape check_input(const char* op, const Tensor& input, const Shape& output_size) {
-  TESSERA_CHECK(input.defined(), ValueError, op, ": undefined input");
-  TESSERA_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, op,
-                ": expected a 3-D or 4-D input, got ", describe(input));
-  TESSERA_CHECK(is_floating(input.dtype()), TypeError, op, ": expected a floating input, got ",
-                describe(input));
-  for (int64_t d = input.dim() - 3; d < input.dim(); ++d) {
-    TESSERA_CHECK(input.size(d) > 0, ValueError, op,
-                  ": expected input to have non-zero size for non-batch dimensions, but input "
-                  "has sizes ", shape_to_string(input.sizes()), " with dimension ", d,
-                  " being empty");
-  }
-  const Shape out = nn_detail::pair_arg(op, "output_size", output_size);
-  TESSERA_CHECK(out[0] >= 0 && out[1] >= 0, ValueError, op,
-                ": elements of output_size must be greater than or equal to 0, got ",
-                shape_to_string(out));
-  // Keeps i * in in windows() far from overflowing.
-  constexpr int64_t kLimit = int64_t{1} << 31;
-  TESSERA_CHECK(input.size(-2) < kLimit && input.size(-1) < kLimit && out[0] < kLimit &&
-                    out[1] < kLimit,
-                ValueError, op, ": sizes beyond 2^31 are not supported, got input ",
-                shape_to_string(input.sizes()), " and output_size ", shape_to_string(out));
-  return out;
-}
-
-Shape with_last_two(const Tensor& t, int64_t h, int64_t w) {
-  Shape s = t.sizes();
-  s[s.size() - 2] = h;
-  s[s.size() - 1] = w;
-  return s;
-}
-
 Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
 
-}  // namespace
-
-Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size) {
-  const char* op = "adaptive_avg_pool2d";
-  const Shape out = check_input(op, input, output_size);
-  const Shape out_sizes = with_last_two(input, out[0], out[1]);
+Tensor adaptive_avg_pool(const char* op, const Tensor& input, const Shape& output_size,
+                         int64_t rank) {
+  const Shape out = adaptive::check_sizes(op, input, output_size, rank);
+  const Shape out_sizes = adaptive::with_spatial(input.sizes(), out);
   if (checked_numel(out_sizes, op) == 0) {
     return empty(out_sizes, TensorOptions(input.dtype(), input.device()));
   }
-  const int64_t h = input.dim() - 2, w = input.dim() - 1;
-  const resample::Groups rows = windows(out[0], input.size(h));
-  const resample::Groups cols = windows(out[1], input.size(w));
   const DType cdt = compute_dtype(input.dtype());
-  Tensor sums = resample::gather_sum(in_dtype(input, cdt), h, rows, false);
-  sums = resample::gather_sum(sums, w, cols, false);
-  return in_dtype(div(sums, window_sizes(rows, cols, cdt, input.device())), input.dtype());
+  const int64_t first = input.dim() - rank;
+  std::vector<resample::Groups> dims;
+  Tensor sums = in_dtype(input, cdt);
+  for (int64_t j = 0; j < rank; ++j) {
+    dims.push_back(adaptive::windows(out[j], input.size(first + j)));
+    sums = resample::gather_sum(sums, first + j, dims.back(), false);
+  }
+  return in_dtype(div(sums, window_volumes(dims, cdt, input.device())), input.dtype());
 }
 
-Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
-  const char* op = "adaptive_avg_pool2d_backward";
+Tensor adaptive_avg_pool_backward(const char* op, const Tensor& grad_output, const Tensor& input,
+                                  int64_t rank) {
   TESSERA_CHECK(grad_output.defined(), ValueError, op, ": undefined grad_output");
-  TESSERA_CHECK(grad_output.dim() == input.dim() && grad_output.dim() >= 2, ValueError, op,
+  TESSERA_CHECK(grad_output.dim() == input.dim() && grad_output.dim() >= rank, ValueError, op,
                 ": expected grad_output of the input's rank, got ", describe(grad_output),
                 " for input ", describe(input));
-  check_input(op, input, {grad_output.size(-2), grad_output.size(-1)});
+  const int64_t first = input.dim() - rank;
+  const Shape out(grad_output.sizes().begin() + first, grad_output.sizes().end());
+  adaptive::check_sizes(op, input, out, rank);
   nn_detail::check_same_device(op, grad_output, input);
   TESSERA_CHECK(grad_output.dtype() == input.dtype(), TypeError, op,
                 ": expected grad_output of the input's dtype, got ", describe(grad_output),
                 " for input ", describe(input));
-  TESSERA_CHECK(with_last_two(input, grad_output.size(-2), grad_output.size(-1)) ==
-                    grad_output.sizes(),
-                ValueError, op, ": grad_output ", shape_to_string(grad_output.sizes()),
-                " does not match input ", shape_to_string(input.sizes()), " in its leading dims");
+  TESSERA_CHECK(adaptive::with_spatial(input.sizes(), out) == grad_output.sizes(), ValueError, op,
+                ": grad_output ", shape_to_string(grad_output.sizes()), " does not match input ",
+                shape_to_string(input.sizes()), " in its leading dims");
   if (grad_output.numel() == 0) {
     return zeros(input.sizes(), TensorOptions(input.dtype(), input.device()));
   }
-  const int64_t h = input.dim() - 2, w = input.dim() - 1;
-  const resample::Groups rows = windows(grad_output.size(h), input.size(h));
-  const resample::Groups cols = windows(grad_output.size(w), input.size(w));
+  std::vector<resample::Groups> dims;
+  for (int64_t j = 0; j < rank; ++j) {
+    dims.push_back(adaptive::windows(out[j], input.size(first + j)));
+  }
   const DType cdt = compute_dtype(input.dtype());
-  Tensor g = div(in_dtype(grad_output, cdt), window_sizes(rows, cols, cdt, input.device()));
-  // Each input row (column) gathers the windows covering it.
-  g = resample::gather_sum(g, h, resample::transpose(rows, input.size(h)), false);
-  g = resample::gather_sum(g, w, resample::transpose(cols, input.size(w)), false);
+  Tensor g = div(in_dtype(grad_output, cdt), window_volumes(dims, cdt, input.device()));
+  // Each input position gathers the windows covering it.
+  for (int64_t j = 0; j < rank; ++j) {
+    g = resample::gather_sum(g, first + j,
+                             resample::transpose(dims[j], input.size(first + j)), false);
+  }
   return in_dtype(g, input.dtype());
+}
+
+}  // namespace
+
+Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size) {
+  return adaptive_avg_pool("adaptive_avg_pool2d", input, output_size, 2);
+}
+
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input) {
+  return adaptive_avg_pool_backward("adaptive_avg_pool2d_backward", grad_output, input, 2);
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& input, const Shape& output_size) {
+  return adaptive_avg_pool("adaptive_avg_pool3d", input, output_size, 3);
+}
+
+Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& input) {
+  return adaptive_avg_pool_backward("adaptive_avg_pool3d_backward", grad_output, input, 3);
 }
 
 }  // namespace tessera

@@ -13,6 +13,24 @@ inline Shape pair_arg(const char* op, const char* name, const Shape& s) {
   return s.size() == 1 ? Shape{s[0], s[0]} : s;
 }
 
+// A 3-D op's size argument: one entry applies to all three dims.
+inline Shape triple_arg(const char* op, const char* name, const Shape& s) {
+  TESSERA_CHECK(s.size() == 1 || s.size() == 3, ValueError, op, ": ", name,
+                " must be a single int or a tuple of three ints, got ", shape_to_string(s));
+  return s.size() == 1 ? Shape{s[0], s[0], s[0]} : s;
+}
+
+// Output length of one pooled dim, as PyTorch's pooling_output_shape: with
+// ceil_mode the last window must still start inside the input or the left
+// padding.
+inline int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil,
+                           bool ceil_mode) {
+  const int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
 inline void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
   TESSERA_CHECK(a.device() == b.device(), DeviceError, op,
                 ": expected all tensors on the same device, got ", describe(a), " and ",

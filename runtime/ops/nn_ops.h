@@ -60,6 +60,17 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(
     const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Shape& stride,
     const Shape& padding, const Shape& dilation, int64_t groups,
     std::array<bool, 3> output_mask = {true, true, true});
+// 3-D convolution: input [N, Cin, D, H, W] or [Cin, D, H, W]; weight
+// [Cout, Cin/groups, kd, kh, kw]; single-entry Shapes apply to all dims.
+// Composed of conv2d (see nn_conv3d.cc), so every device runs it.
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},
+              const Shape& stride = {1}, const Shape& padding = {0},
+              const Shape& dilation = {1}, int64_t groups = 1);
+// (grad_input, grad_weight, grad_bias) of conv3d for a 5-D input.
+std::tuple<Tensor, Tensor, Tensor> conv3d_backward(
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight, const Shape& stride,
+    const Shape& padding, const Shape& dilation, int64_t groups,
+    std::array<bool, 3> output_mask = {true, true, true});
 
 // -- Pooling. input [N, C, H, W] or [C, H, W]; stride {} means kernel.
 // A single-entry Shape applies to both dims.
@@ -82,6 +93,29 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
                            bool count_include_pad = true,
                            std::optional<int64_t> divisor_override = std::nullopt);
 
+// 3-D pooling: input [N, C, D, H, W] or [C, D, H, W]; single-entry Shapes
+// apply to all three dims; indices are positions in the flattened
+// (D, H, W) volume, as PyTorch's. Composed of the 2-D ops (nn_pool3d.cc).
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const Shape& kernel_size,
+                                                   const Shape& stride = {},
+                                                   const Shape& padding = {0},
+                                                   const Shape& dilation = {1},
+                                                   bool ceil_mode = false);
+Tensor max_pool3d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0}, const Shape& dilation = {1}, bool ceil_mode = false);
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& input,
+                                        const Tensor& indices);
+// Floating inputs only (16-bit floats average in float32).
+Tensor avg_pool3d(const Tensor& input, const Shape& kernel_size, const Shape& stride = {},
+                  const Shape& padding = {0}, bool ceil_mode = false,
+                  bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& input,
+                           const Shape& kernel_size, const Shape& stride = {},
+                           const Shape& padding = {0}, bool ceil_mode = false,
+                           bool count_include_pad = true,
+                           std::optional<int64_t> divisor_override = std::nullopt);
+
 // input [N, C, H, W] or [C, H, W] (floating) averaged over adaptive windows
 // into output_size [OH, OW] (one entry: both): output row i covers rows
 // [floor(i H / OH), ceil((i + 1) H / OH)), likewise for columns, so any
@@ -89,6 +123,18 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
 Tensor adaptive_avg_pool2d(const Tensor& input, const Shape& output_size);
 // The gradient with respect to input; grad_output [..., OH, OW].
 Tensor adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& input);
+// The same over (D, H, W): input [N, C, D, H, W] or [C, D, H, W].
+Tensor adaptive_avg_pool3d(const Tensor& input, const Shape& output_size);
+Tensor adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& input);
+// The maximum over the same adaptive windows, with the index of the first
+// maximum in the flattened spatial volume (PyTorch's indices); the
+// backward adds each gradient at its index.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& input, const Shape& output_size);
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& input,
+                                    const Tensor& indices);
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& input, const Shape& output_size);
+Tensor adaptive_max_pool3d_backward(const Tensor& grad_output, const Tensor& input,
+                                    const Tensor& indices);
 
 // torch.nn.functional.unfold: the sliding kernel_size blocks of input [N,
 // C, H, W] or [C, H, W] (any dtype) as columns [N, C*kh*kw, L]; fold is its
@@ -124,6 +170,25 @@ Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const Shape& outp
                                     const Shape& input_size, bool align_corners,
                                     std::optional<double> scale_h = std::nullopt,
                                     std::optional<double> scale_w = std::nullopt);
+
+// Every mode of torch.nn.functional.interpolate but antialias, over 1, 2
+// or 3 spatial dims (the size of output_size): input [N, C, spatial...]
+// resized one dim at a time. kNearest reads source floor(i * s) (PyTorch's
+// "nearest"), kNearestExact floor((i + 0.5) * s), kLinear interpolates the
+// two nearest sources (linear, bilinear, trilinear), kCubic four with
+// A = -0.75 cubic convolution, clamped to the border (bicubic). scales:
+// none or one per spatial dim (s = 1 / scale when given and positive, else
+// in / out); align_corners, for kLinear and kCubic only, maps the corner
+// pixels onto each other. kLinear and kCubic take floating input and
+// compute in float32 (float64 for float64), as PyTorch's CPU kernels;
+// errors name the aten op (upsample_trilinear3d, _upsample_nearest_exact1d,
+// ...). The backward takes the forward's input_size [N, C, spatial...].
+enum class Interpolation { kNearest, kNearestExact, kLinear, kCubic };
+Tensor upsample(const Tensor& input, const Shape& output_size, Interpolation mode,
+                bool align_corners = false, const std::vector<std::optional<double>>& scales = {});
+Tensor upsample_backward(const Tensor& grad_output, const Shape& output_size,
+                         const Shape& input_size, Interpolation mode, bool align_corners = false,
+                         const std::vector<std::optional<double>>& scales = {});
 
 // -- Embedding. weight [V, D]; indices int32/int64 of any shape -> [..., D].
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1);

@@ -16,15 +16,6 @@ struct PoolParams {
   Shape out;  // [N, C, Ho, Wo]
 };
 
-// Output length of one pooled dim; with ceil_mode the last window must
-// still start inside the input or the left padding.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
 PoolParams check_pool(const char* op, const Tensor& input4, const Shape& kernel_size,
                       const Shape& stride, const Shape& padding, const Shape& dilation,
                       bool ceil_mode, bool is_max) {
@@ -46,10 +37,10 @@ PoolParams check_pool(const char* op, const Tensor& input4, const Shape& kernel_
                   ": pad should be at most half of effective kernel size, but got pad=",
                   p.padding[i], ", kernel_size=", p.kernel[i], " and dilation=", p.dilation[i]);
     const int64_t in = input4.size(2 + i);
-    p.out[2 + i] = pooled_size(in, p.kernel[i], p.padding[i], p.stride[i], p.dilation[i], ceil_mode);
+    p.out[2 + i] = nn_detail::pooled_size(in, p.kernel[i], p.padding[i], p.stride[i], p.dilation[i], ceil_mode);
     TESSERA_CHECK(p.out[2 + i] >= 1, ValueError, op, ": given input size ",
                   shape_to_string(input4.sizes()), ", calculated output size [", p.out[2], ", ",
-                  pooled_size(input4.size(3), p.kernel[1], p.padding[1], p.stride[1],
+                  nn_detail::pooled_size(input4.size(3), p.kernel[1], p.padding[1], p.stride[1],
                               p.dilation[1], ceil_mode),
                   "] is too small");
   }

@@ -435,10 +435,11 @@ def test_conv_transpose2d(tessera, kw):
     assert_native("convolution_overrideable", "convolution_backward_overrideable")
 
 
-def test_conv3d_is_a_clear_error(tessera):
-    x, w = torch.ones(1, 1, 3, 3, 3, device=tessera), torch.ones(1, 1, 2, 2, 2, device=tessera)
-    with pytest.raises(NotImplementedError, match=r"1-D and 2-D.*\[1, 1, 3, 3, 3\]"):
-        F.conv3d(x, w)
+def test_convolution_beyond_3d_is_a_clear_error(tessera):
+    x, w = torch.ones(1, 1, 3, 3, 3, 3, device=tessera), torch.ones(1, 1, 2, 2, 2, 2, device=tessera)
+    with pytest.raises(NotImplementedError, match=r"1-D, 2-D and 3-D.*\[1, 1, 3, 3, 3, 3\]"):
+        torch.ops.aten.convolution_overrideable(x, w, None, [1] * 4, [0] * 4, [1] * 4, False,
+                                                [0] * 4, 1)
 
 
 def test_conv2d_shape_error(tessera):

@@ -6,9 +6,9 @@
 // CPU/CUDA/MPS to convolution_overrideable (and convolution_backward to
 // convolution_backward_overrideable). aten's defaults for those two throw,
 // so the boxed CPU fallback never sees them: they must be kernels here.
-// The runtime has 2-D convolution and its backward; 1-D convolutions run
-// as 2-D ones of height 1, and transposed convolutions are the backward
-// of a convolution (see conv_transpose2d).
+// The runtime has 2-D and 3-D convolution and their backward; 1-D
+// convolutions run as 2-D ones of height 1, and transposed convolutions
+// are the backward of a convolution (see conv_transpose).
 //
 // Attention: scaled_dot_product_attention is CIA; with no
 // _fused_sdp_choice_stub registered for PrivateUse1 it takes the math path
@@ -51,8 +51,8 @@ ConvArgs as_2d(const ConvArgs& a) {
 
 void check_conv_rank(const at::Tensor& input, const at::Tensor& weight, bool transposed) {
   TORCH_CHECK_NOT_IMPLEMENTED(
-      input.dim() == 3 || input.dim() == 4,
-      "convolution: tessera runs 1-D and 2-D convolutions (3-D or 4-D input), got input of "
+      input.dim() >= 3 && input.dim() <= 5,
+      "convolution: tessera runs 1-D, 2-D and 3-D convolutions (3-D to 5-D input), got input of "
       "shape ",
       input.sizes(), " and weight of shape ", weight.sizes(),
       transposed ? " (transposed)" : "");
@@ -63,33 +63,57 @@ void check_conv_rank(const at::Tensor& input, const at::Tensor& weight, bool tra
 // / stride) more positions per dim than x. Zeros appended to x fill them
 // and add nothing.
 tessera::Tensor pad_to_forward_size(const tessera::Tensor& x, const ConvArgs& a) {
-  const int64_t extra_h = a.output_padding[0] / a.stride[0];
-  const int64_t extra_w = a.output_padding[1] / a.stride[1];
-  if (extra_h == 0 && extra_w == 0) return x;
-  return tessera::constant_pad(x, {0, extra_w, 0, extra_h});
+  tessera::Shape pad;  // (before, after) pairs from the last dim
+  bool any = false;
+  for (size_t d = a.stride.size(); d-- > 0;) {
+    const int64_t extra = a.output_padding[d] / a.stride[d];
+    pad.insert(pad.end(), {0, extra});
+    any = any || extra != 0;
+  }
+  return any ? tessera::constant_pad(x, pad) : x;
 }
 
-// conv_transpose2d(x, w) is the input gradient of conv2d(y, w) for a y of
-// the transposed convolution's output shape: run that backward with
+// The runtime's convolution and its backward for 4-D and 5-D inputs.
+tessera::Tensor forward_conv(const tessera::Tensor& x, const tessera::Tensor& w,
+                             const tessera::Tensor& b, const ConvArgs& a) {
+  if (x.dim() == 5) return tessera::conv3d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+  return tessera::conv2d(x, w, b, a.stride, a.padding, a.dilation, a.groups);
+}
+
+std::tuple<tessera::Tensor, tessera::Tensor, tessera::Tensor> backward_conv(
+    const tessera::Tensor& grad_output, const tessera::Tensor& x, const tessera::Tensor& w,
+    const ConvArgs& a, std::array<bool, 3> mask) {
+  if (x.dim() == 5) {
+    return tessera::conv3d_backward(grad_output, x, w, a.stride, a.padding, a.dilation, a.groups,
+                                    mask);
+  }
+  return tessera::convolution_backward(grad_output, x, w, a.stride, a.padding, a.dilation,
+                                       a.groups, mask);
+}
+
+// conv_transpose(x, w) is the input gradient of conv(y, w) for a y of the
+// transposed convolution's output shape: run that backward with
 // grad_output = x. The input it is given only fixes the shape (its values
 // feed grad_weight, which is not asked for).
-tessera::Tensor conv_transpose2d(const tessera::Tensor& x, const tessera::Tensor& w,
-                                 const ConvArgs& a) {
-  const char* op = "conv_transpose2d";
-  TESSERA_CHECK(x.dim() == 4 && w.dim() == 4, ValueError, op,
-                ": expected 4-D input and weight, got ", tessera::shape_to_string(x.sizes()),
-                " and ", tessera::shape_to_string(w.sizes()));
-  tessera::Shape out_sizes{x.size(0), w.size(1) * a.groups, 0, 0};
-  for (int64_t d = 0; d < 2; ++d) {
+tessera::Tensor conv_transpose(const tessera::Tensor& x, const tessera::Tensor& w,
+                               const ConvArgs& a) {
+  const char* op = "conv_transpose";
+  const int64_t spatial = static_cast<int64_t>(a.stride.size());
+  TESSERA_CHECK(x.dim() == spatial + 2 && w.dim() == spatial + 2, ValueError, op,
+                ": expected ", spatial + 2, "-D input and weight, got ",
+                tessera::shape_to_string(x.sizes()), " and ",
+                tessera::shape_to_string(w.sizes()));
+  tessera::Shape out_sizes(static_cast<size_t>(spatial + 2), 0);
+  out_sizes[0] = x.size(0);
+  out_sizes[1] = w.size(1) * a.groups;
+  for (int64_t d = 0; d < spatial; ++d) {
     out_sizes[2 + d] = (x.size(2 + d) - 1) * a.stride[d] - 2 * a.padding[d] +
                        a.dilation[d] * (w.size(2 + d) - 1) + a.output_padding[d] + 1;
   }
   const tessera::Tensor shape_only =
       tessera::empty(out_sizes, tessera::TensorOptions(x.dtype(), x.device()));
-  auto grads = tessera::convolution_backward(pad_to_forward_size(x, a), shape_only, w, a.stride,
-                                             a.padding, a.dilation, a.groups,
-                                             {true, false, false});
-  return std::get<0>(grads);
+  return std::get<0>(
+      backward_conv(pad_to_forward_size(x, a), shape_only, w, a, {true, false, false}));
 }
 
 tessera::Tensor add_channel_bias(tessera::Tensor out, const tessera::Tensor& bias) {
@@ -99,12 +123,10 @@ tessera::Tensor add_channel_bias(tessera::Tensor out, const tessera::Tensor& bia
   return tessera::add(out, bias.reshape(bias_shape));
 }
 
-tessera::Tensor convolution_2d(const tessera::Tensor& input, const tessera::Tensor& weight,
+tessera::Tensor convolution_nd(const tessera::Tensor& input, const tessera::Tensor& weight,
                                const tessera::Tensor& bias, bool transposed, const ConvArgs& a) {
-  if (!transposed) {
-    return tessera::conv2d(input, weight, bias, a.stride, a.padding, a.dilation, a.groups);
-  }
-  return add_channel_bias(conv_transpose2d(input, weight, a), bias);
+  if (!transposed) return forward_conv(input, weight, bias, a);
+  return add_channel_bias(conv_transpose(input, weight, a), bias);
 }
 
 at::Tensor convolution_overrideable(const at::Tensor& input, const at::Tensor& weight,
@@ -121,42 +143,41 @@ at::Tensor convolution_overrideable(const at::Tensor& input, const at::Tensor& w
     const tessera::Tensor x = to_runtime(input, op);
     const tessera::Tensor w = to_runtime(weight, op);
     const tessera::Tensor b = bias.has_value() ? to_runtime(*bias, op) : tessera::Tensor();
-    if (input.dim() == 4) return convolution_2d(x, w, b, transposed, args);
-    return convolution_2d(x.unsqueeze(2), w.unsqueeze(2), b, transposed, as_2d(args)).squeeze(2);
+    if (input.dim() != 3) return convolution_nd(x, w, b, transposed, args);
+    return convolution_nd(x.unsqueeze(2), w.unsqueeze(2), b, transposed, as_2d(args)).squeeze(2);
   }));
 }
 
-// Gradients of a 2-D convolution, plain or transposed, as (input, weight,
+// Gradients of a 2-D or 3-D convolution, plain or transposed, as (input, weight,
 // bias). For the transposed one (out = A_w^T x, A_w the convolution whose
 // input has out's shape): d/dx = A_w grad, a forward convolution of the
 // gradient; d/dw = the weight gradient of A_w with input grad and output
 // gradient x.
-std::tuple<tessera::Tensor, tessera::Tensor, tessera::Tensor> convolution_backward_2d(
+std::tuple<tessera::Tensor, tessera::Tensor, tessera::Tensor> convolution_backward_nd(
     const tessera::Tensor& grad_output, const tessera::Tensor& input,
     const tessera::Tensor& weight, bool transposed, const ConvArgs& a,
     std::array<bool, 3> mask) {
-  if (!transposed) {
-    return tessera::convolution_backward(grad_output, input, weight, a.stride, a.padding,
-                                         a.dilation, a.groups, mask);
-  }
+  if (!transposed) return backward_conv(grad_output, input, weight, a, mask);
   tessera::Tensor grad_input;
   tessera::Tensor grad_weight;
   tessera::Tensor grad_bias;
   if (mask[0]) {
-    grad_input = tessera::conv2d(grad_output, weight, {}, a.stride, a.padding, a.dilation,
-                                 a.groups);
+    grad_input = forward_conv(grad_output, weight, {}, a);
     // Positions past x's size are the zeros pad_to_forward_size appends.
     if (grad_input.sizes() != input.sizes()) {
-      grad_input =
-          grad_input.narrow(2, 0, input.size(2)).narrow(3, 0, input.size(3)).contiguous();
+      for (int64_t d = 2; d < input.dim(); ++d) grad_input = grad_input.narrow(d, 0, input.size(d));
+      grad_input = grad_input.contiguous();
     }
   }
   if (mask[1]) {
-    grad_weight = std::get<1>(tessera::convolution_backward(
-        pad_to_forward_size(input, a), grad_output, weight, a.stride, a.padding, a.dilation,
-        a.groups, {false, true, false}));
+    grad_weight = std::get<1>(backward_conv(pad_to_forward_size(input, a), grad_output, weight,
+                                            a, {false, true, false}));
   }
-  if (mask[2]) grad_bias = tessera::sum(grad_output, {0, 2, 3});
+  if (mask[2]) {
+    tessera::Shape dims{0};
+    for (int64_t d = 2; d < grad_output.dim(); ++d) dims.push_back(d);
+    grad_bias = tessera::sum(grad_output, dims);
+  }
   return {grad_input, grad_weight, grad_bias};
 }
 
@@ -174,8 +195,8 @@ Triple convolution_backward_overrideable(const at::Tensor& grad_output, const at
     const tessera::Tensor g = to_runtime(grad_output, op);
     const tessera::Tensor x = to_runtime(input, op);
     const tessera::Tensor w = to_runtime(weight, op);
-    if (input.dim() == 4) return convolution_backward_2d(g, x, w, transposed, args, output_mask);
-    auto [gi, gw, gb] = convolution_backward_2d(g.unsqueeze(2), x.unsqueeze(2), w.unsqueeze(2),
+    if (input.dim() != 3) return convolution_backward_nd(g, x, w, transposed, args, output_mask);
+    auto [gi, gw, gb] = convolution_backward_nd(g.unsqueeze(2), x.unsqueeze(2), w.unsqueeze(2),
                                                 transposed, as_2d(args), output_mask);
     return std::make_tuple(gi.defined() ? gi.squeeze(2) : gi, gw.defined() ? gw.squeeze(2) : gw,
                            gb);
