@@ -280,12 +280,42 @@ def bench_resnet18(device, args):
                     repeats=args.resnet_repeats, calls=1, goal=0.9)
 
 
+ADAMW_SHAPE = "AdamW(fused=True) step, 100M f32 parameters in 48 tensors"
+
+
+def adamw_fused_step_fn(device, numel=100_000_000, tensors=48):
+    """One fused AdamW step over `tensors` parameters holding `numel`
+    values in all, with fixed gradients (the optimizer's own cost only)."""
+    g = torch.Generator().manual_seed(0)
+    size = numel // tensors
+    params = []
+    for _ in range(tensors):
+        p = torch.nn.Parameter(torch.randn(size, generator=g).to(device))
+        p.grad = torch.randn(size, generator=g).to(device) * 1e-3
+        params.append(p)
+    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01, fused=True)
+
+    def step():
+        opt.step()
+        return params[0]
+    return step
+
+
+def bench_adamw_fused(device, args):
+    cpu_step, dev_step = adamw_fused_step_fn("cpu"), adamw_fused_step_fn(device)
+    first_cpu, first_dev = cpu_step(), dev_step()
+    torch.testing.assert_close(first_dev.detach().cpu(), first_cpu.detach(), rtol=1e-5, atol=1e-6)
+    return step_row("adamw_fused_step", ADAMW_SHAPE, cpu_step, dev_step, device, args,
+                    repeats=args.adamw_repeats, calls=1, goal=1.0, check=False)
+
+
 BENCHES = {
     "add": (bench_add_overhead, "x + y, [1] f32", "<= 1.0"),
     "demo": (bench_demo, "32-64-4 classifier, 512 rows, Adam", "<= 1.0"),
     "mlp": (bench_mlp_step, MLP_SHAPE, ">= 1.0"),
     "mlp_compiled": (bench_mlp_step_compiled, MLP_SHAPE + ", torch.compile", ">= 1.0"),
     "resnet18": (bench_resnet18, "ResNet-18, 8x3x224x224 f32, forward+backward", ">= 0.9"),
+    "adamw_fused": (bench_adamw_fused, ADAMW_SHAPE, ">= 1.0"),
 }
 
 
@@ -327,6 +357,8 @@ def main():
                    help="timed loops of the demo's 20 training steps, each side (default 15)")
     p.add_argument("--resnet-repeats", type=int, default=5,
                    help="timed ResNet-18 steps, each side (default 5)")
+    p.add_argument("--adamw-repeats", type=int, default=7,
+                   help="timed fused AdamW steps over 100M parameters, each side (default 7)")
     p.add_argument("--only", nargs="+", choices=sorted(BENCHES), default=list(BENCHES),
                    help="rows to run (default: all)")
     args = p.parse_args()
@@ -359,7 +391,7 @@ def main():
     doc = {"bench": "bridge", "date": stamp, "host": platform.node(),
            "threads": torch.get_num_threads(), "torch_version": torch.__version__,
            "add_repeats": args.add_repeats, "mlp_repeats": args.mlp_repeats,
-           "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats,
+           "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats, "adamw_repeats": args.adamw_repeats,
            "rows": rows}
     with open(json_path, "a") as f:
         f.write(json.dumps(doc) + "\n")

@@ -90,5 +90,6 @@ struct Normal {
 // The rest of the op set, one header per family.
 #include "runtime/ops/signatures/indexing.h"
 #include "runtime/ops/signatures/nn.h"
+#include "runtime/ops/signatures/optimizer.h"
 #include "runtime/ops/signatures/pointwise.h"
 #include "runtime/ops/signatures/reduction.h"

@@ -101,6 +101,8 @@ Tensor adaptive_max_pool_backward(const char* op, const Tensor& grad_output, con
     volume_in *= input.size(first + j);
     volume_out *= out[j];
   }
+  nn_detail::check_same_device(op, indices, input);
+  nn_detail::check_pool_indices(op, indices, volume_in, input);
   // Indices address the flattened spatial volume: scatter into a
   // [volume, 1] plane (the 2-D backward also checks their range).
   const Shape plane_out = {lead, 1, volume_out, 1};

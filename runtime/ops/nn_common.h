@@ -3,6 +3,7 @@
 
 #include "runtime/core/error.h"
 #include "runtime/core/tensor.h"
+#include "runtime/ops/indexing_checks.h"
 
 namespace tessera::nn_detail {
 
@@ -29,6 +30,20 @@ inline int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, i
   int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
   return out;
+}
+
+// Max pooling's saved indices for a backward: int64, each a position in
+// the pooled input's flattened spatial volume [0, volume) (a device kernel
+// would scatter out of range). `input` names the input in the message.
+inline void check_pool_indices(const char* op, const Tensor& indices, int64_t volume,
+                               const Tensor& input) {
+  TESSERA_CHECK(indices.dtype() == DType::kI64, TypeError, op, ": expected int64 indices, got ",
+                describe(indices));
+  if (indices.numel() == 0) return;
+  const auto [lo, hi] = indexing::index_min_max(indices);
+  TESSERA_CHECK(lo >= 0 && hi < volume, IndexError, op, ": index ", lo < 0 ? lo : hi,
+                " is out of range for the ", volume, " positions of each plane of input ",
+                shape_to_string(input.sizes()));
 }
 
 inline void check_same_device(const char* op, const Tensor& a, const Tensor& b) {

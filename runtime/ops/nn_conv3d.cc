@@ -125,6 +125,14 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
   const char* op = "conv3d";
   const Tensor in5 = as_5d(op, input);
   check_tensors(op, in5, weight);
+  if (bias.defined()) {
+    nn_detail::check_same_device(op, input, bias);
+    TESSERA_CHECK(bias.dtype() == input.dtype(), TypeError, op,
+                  ": input and bias must have the same dtype, got ", describe(input), " and ",
+                  describe(bias));
+    TESSERA_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), ValueError, op,
+                  ": expected bias of shape [", weight.size(0), "], got ", describe(bias));
+  }
   const Conv3dParams p = check_params(op, stride, padding, dilation, groups);
   const Shape sizes = out_sizes(op, in5, weight, p);
   checked_numel(sizes, op);

@@ -140,6 +140,7 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                 ", indices ", shape_to_string(indices.sizes()), " and input ",
                 shape_to_string(input.sizes()), " do not match");
   check_grad(op, grad_output, input, grad_output.sizes());
+  nn_detail::check_pool_indices(op, indices, in5.size(2) * in5.size(3) * in5.size(4), input);
   // Each index is a position in the flattened (D, H, W) volume: the 2-D
   // backward scatters into a [D * H, W] plane alike (and checks the range).
   const int64_t n = in5.size(0), c = in5.size(1);

@@ -13,6 +13,7 @@
 // The rest of the op set, one header per family.
 #include "runtime/ops/indexing_ops.h"
 #include "runtime/ops/nn_ops.h"
+#include "runtime/ops/optimizer_ops.h"
 #include "runtime/ops/pointwise_ops.h"
 #include "runtime/ops/reduction_ops.h"
 

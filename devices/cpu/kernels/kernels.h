@@ -20,6 +20,7 @@ void register_pointwise_kernels(KernelRegistry& registry, DeviceType type);
 void register_reduction_kernels(KernelRegistry& registry, DeviceType type);
 void register_nn_kernels(KernelRegistry& registry, DeviceType type);
 void register_indexing_kernels(KernelRegistry& registry, DeviceType type);
+void register_optimizer_kernels(KernelRegistry& registry, DeviceType type);  // optimizer.cc
 
 // dst = src converted to dst's dtype (the Copy kernel, for other kernels'
 // use: staging through contiguous buffers).
@@ -36,6 +37,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_reduction_kernels(registry, type);
   register_nn_kernels(registry, type);
   register_indexing_kernels(registry, type);
+  register_optimizer_kernels(registry, type);
 }
 
 }  // namespace tessera::cpu
