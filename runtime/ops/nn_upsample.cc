@@ -1,88 +1,68 @@
-// upsample_nearest2d and upsample_bilinear2d with their backward:
-// composites over index_select and resample::gather_sum, so every device
-// runs them natively.
+// Upsampling in every mode of torch.nn.functional.interpolate but
+// antialias (nearest, nearest-exact, linear and cubic over 1, 2 or 3
+// spatial dims) with its backward: composites over index_select and
+// resample::gather_sum, so every device runs them natively.
 //
-// Each output row (column) reads one input row (nearest) or two with
-// weights (bilinear), computed on the host exactly as PyTorch's kernels do,
-// in the compute type (float for f32 and 16-bit floats, double for f64),
-// so the same source rows and weights come out. Bilinear interpolates along
-// the width, then the height, as PyTorch's
-//   h0 (w0 x00 + w1 x01) + h1 (w0 x10 + w1 x11);
-// the backward sums each output's gradient, times its weights, into the
-// rows it read (the transposed gather). 16-bit floats compute in float32
-// and round once.
+// Every mode is separable: the output is the input resized along one
+// spatial dim at a time, from the last (the width) to the first, as
+// PyTorch's kernels nest their sums,
+//   out = sum_d wd (sum_h wh (sum_w ww x)),
+// each pass gathering the sources and weights that
+// resample::interpolation_taps computes on the host (resample_weights.h).
+// The backward gathers the transposed taps in the reverse order, summing
+// each output's gradient, times its weights, into the sources it read.
+// The interpolating modes, and every backward, compute in float32 for
+// 16-bit floats (float64 for float64) and round once at the end.
 #include <algorithm>
-#include <cmath>
 #include <optional>
+#include <string>
+#include <vector>
 
+#include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/gather_sum.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/resample_weights.h"
 
 namespace tessera {
 
 namespace {
 
-// PyTorch's compute_scales_value: 1 / scale when given, else in / out.
-template <typename C>
-C scale_of(std::optional<double> scale, int64_t in, int64_t out) {
-  return scale && *scale > 0 ? static_cast<C>(1.0 / *scale)
-                             : static_cast<C>(in) / static_cast<C>(out);
+using Scales = std::vector<std::optional<double>>;
+
+bool interpolating(Interpolation mode) {
+  return mode == Interpolation::kLinear || mode == Interpolation::kCubic;
 }
 
-// nearest: floor(i * scale), clamped (PyTorch's nearest_idx, in float).
-std::vector<int64_t> nearest_rows(int64_t in, int64_t out, std::optional<double> scale) {
-  std::vector<int64_t> rows(static_cast<size_t>(out));
-  const float s = scale_of<float>(scale, in, out);
-  for (int64_t i = 0; i < out; ++i) {
-    if (out == in) rows[i] = i;
-    else if (out == 2 * in) rows[i] = i >> 1;
-    else rows[i] = std::min(static_cast<int64_t>(std::floor(static_cast<float>(i) * s)), in - 1);
+// The aten op of mode over `rank` spatial dims: what errors name. Cubic in
+// 1-D and 3-D has no aten op; it gets a name of the same pattern.
+const char* op_name(Interpolation mode, size_t rank) {
+  static constexpr const char* kNames[4][3] = {
+      {"upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d"},
+      {"_upsample_nearest_exact1d", "_upsample_nearest_exact2d", "_upsample_nearest_exact3d"},
+      {"upsample_linear1d", "upsample_bilinear2d", "upsample_trilinear3d"},
+      {"upsample_cubic1d", "upsample_bicubic2d", "upsample_tricubic3d"},
+  };
+  return rank >= 1 && rank <= 3 ? kNames[static_cast<int>(mode)][rank - 1] : "upsample";
+}
+
+// The letter of spatial dim d of `rank`, for messages: D, H, W.
+char dim_letter(size_t rank, size_t d) { return "DHW"[3 - rank + d]; }
+
+std::string layout(size_t rank) {
+  std::string s = "(N, C";
+  for (size_t d = 0; d < rank; ++d) (s += ", ") += dim_letter(rank, d);
+  return s + ")";
+}
+
+// "(H: 3, W: 4)"
+std::string spatial_sizes(const Shape& sizes, size_t rank) {
+  std::string s = "(";
+  for (size_t d = 0; d < rank; ++d) {
+    if (d) s += ", ";
+    ((s += dim_letter(rank, d)) += ": ") += std::to_string(sizes[d]);
   }
-  return rows;
-}
-
-// bilinear: the two source rows and weights of each output row, as
-// PyTorch's compute_source_index_and_lambda in the compute type C.
-template <typename C>
-resample::Groups linear_rows(int64_t in, int64_t out, bool align_corners,
-                             std::optional<double> scale) {
-  resample::Groups groups(static_cast<size_t>(out));
-  C ratio;
-  if (align_corners) ratio = out > 1 ? static_cast<C>(in - 1) / static_cast<C>(out - 1) : C(0);
-  else ratio = scale_of<C>(scale, in, out);
-  for (int64_t i = 0; i < out; ++i) {
-    if (out == in) {  // a copy (PyTorch's lambdas 1 and 0 on one row)
-      groups[i] = {{i, 1.0}};
-      continue;
-    }
-    C real = align_corners ? ratio * static_cast<C>(i)
-                           : ratio * (static_cast<C>(i) + C(0.5)) - C(0.5);
-    if (!align_corners && real < C(0)) real = C(0);
-    const int64_t i0 = std::min(static_cast<int64_t>(std::floor(real)), in - 1);
-    const C lambda1 = std::min(std::max(real - static_cast<C>(i0), C(0)), C(1));
-    const int64_t i1 = i0 + (i0 < in - 1 ? 1 : 0);
-    groups[i] = {{i0, static_cast<double>(C(1) - lambda1)}, {i1, static_cast<double>(lambda1)}};
-  }
-  return groups;
-}
-
-resample::Groups linear_rows(DType compute, int64_t in, int64_t out, bool align_corners,
-                             std::optional<double> scale) {
-  return compute == DType::kF64 ? linear_rows<double>(in, out, align_corners, scale)
-                                : linear_rows<float>(in, out, align_corners, scale);
-}
-
-resample::Groups single_rows(const std::vector<int64_t>& rows) {
-  resample::Groups groups;
-  for (int64_t r : rows) groups.push_back({{r}});
-  return groups;
-}
-
-Tensor index_tensor(const std::vector<int64_t>& rows, Device device) {
-  Tensor t = empty({static_cast<int64_t>(rows.size())}, TensorOptions(DType::kI64, host_device()));
-  std::copy(rows.begin(), rows.end(), t.data<int64_t>());
-  return t.to(device);
+  return s + ")";
 }
 
 DType compute_dtype(DType t) {
@@ -91,98 +71,178 @@ DType compute_dtype(DType t) {
 
 Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
 
-struct Sizes {
-  int64_t h, w, oh, ow;
-};
-
-Sizes check(const char* op, const Tensor& input, const Shape& input_size, const Shape& output_size,
-            bool floating_only) {
-  TESSERA_CHECK(input.defined(), ValueError, op, ": undefined tensor argument");
-  TESSERA_CHECK(output_size.size() == 2, ValueError, op,
-                ": expected output_size of 2 elements, got ", shape_to_string(output_size));
-  TESSERA_CHECK(input_size.size() == 4, ValueError, op,
-                ": expected a 4-D input (N, C, H, W), got sizes ", shape_to_string(input_size));
-  const Sizes s{input_size[2], input_size[3], output_size[0], output_size[1]};
-  TESSERA_CHECK(s.h > 0 && s.w > 0 && s.oh > 0 && s.ow > 0, ValueError, op,
-                ": input and output sizes should be greater than 0, but got input (H: ", s.h,
-                ", W: ", s.w, ") output (H: ", s.oh, ", W: ", s.ow, ")");
-  if (floating_only) {
-    TESSERA_CHECK(is_floating(input.dtype()), TypeError, op, ": expected a floating tensor, got ",
-                  describe(input));
+Tensor index_tensor(const resample::Groups& single_sources, Device device) {
+  Tensor t = empty({static_cast<int64_t>(single_sources.size())},
+                   TensorOptions(DType::kI64, host_device()));
+  for (size_t i = 0; i < single_sources.size(); ++i) {
+    t.data<int64_t>()[i] = single_sources[i][0].index;
   }
-  return s;
+  return t.to(device);
 }
 
-void check_grad(const char* op, const Tensor& grad, const Shape& input_size, const Sizes& s) {
-  const Shape want = {input_size[0], input_size[1], s.oh, s.ow};
-  TESSERA_CHECK(grad.sizes() == want, ValueError, op, ": expected grad_output of shape ",
-                shape_to_string(want), ", got ", describe(grad));
+// A validated upsample call.
+struct Resize {
+  std::string op;
+  Interpolation mode;
+  bool align_corners;
+  Shape input_size;   // [N, C, spatial...]
+  Shape output_size;  // the spatial sizes
+  Scales scales;      // one per spatial dim
+
+  size_t rank() const { return output_size.size(); }
+  int64_t in(size_t d) const { return input_size[2 + d]; }
+  int64_t out(size_t d) const { return output_size[d]; }
+  Shape output_shape() const {
+    Shape s = {input_size[0], input_size[1]};
+    for (int64_t o : output_size) s.push_back(o);
+    return s;
+  }
+  resample::Groups taps(size_t d, DType compute) const {
+    return resample::interpolation_taps(mode, compute, in(d), out(d), align_corners, scales[d]);
+  }
+};
+
+// Checks an upsample call over `rank` spatial dims; t is the input (the
+// forward) or grad_output (the backward), input_size the forward's input
+// sizes.
+Resize check(size_t rank, Interpolation mode, bool backward, const Tensor& t,
+             const Shape& input_size, const Shape& output_size, bool align_corners,
+             const Scales& scales) {
+  const std::string op = std::string(op_name(mode, rank)) + (backward ? "_backward" : "");
+  TESSERA_CHECK(t.defined(), ValueError, op, ": undefined tensor argument");
+  TESSERA_CHECK(output_size.size() == rank, ValueError, op, ": expected output_size of ", rank,
+                " element", rank == 1 ? "" : "s", ", got ", shape_to_string(output_size));
+  TESSERA_CHECK(input_size.size() == rank + 2, ValueError, op, ": expected a ", rank + 2,
+                "-D input ", layout(rank), ", got sizes ", shape_to_string(input_size));
+  const Shape spatial_in(input_size.begin() + 2, input_size.end());
+  bool positive = true;
+  for (size_t d = 0; d < rank; ++d) positive = positive && spatial_in[d] > 0 && output_size[d] > 0;
+  TESSERA_CHECK(positive, ValueError, op,
+                ": input and output sizes should be greater than 0, but got input ",
+                spatial_sizes(spatial_in, rank), " output ", spatial_sizes(output_size, rank));
+  TESSERA_CHECK(!align_corners || interpolating(mode), ValueError, op,
+                ": align_corners applies to the linear and cubic modes only");
+  TESSERA_CHECK(scales.empty() || scales.size() == rank, ValueError, op, ": expected ", rank,
+                " scale", rank == 1 ? "" : "s", " (one per spatial dim) or none, got ",
+                scales.size());
+  if (backward || interpolating(mode)) {
+    TESSERA_CHECK(is_floating(t.dtype()), TypeError, op, ": expected a floating tensor, got ",
+                  describe(t));
+  }
+  Resize r{op, mode, align_corners, input_size, output_size, scales};
+  if (r.scales.empty()) r.scales.assign(rank, std::nullopt);
+  // Sizes come from the caller: reject negative batch or channel counts
+  // and element counts that overflow before anything is allocated.
+  checked_numel(input_size, op.c_str());
+  checked_numel(r.output_shape(), op.c_str());
+  if (backward) {
+    TESSERA_CHECK(t.sizes() == r.output_shape(), ValueError, op, ": expected grad_output of shape ",
+                  shape_to_string(r.output_shape()), ", got ", describe(t));
+  }
+  return r;
+}
+
+Resize check_forward(size_t rank, Interpolation mode, const Tensor& input,
+                     const Shape& output_size, bool align_corners, const Scales& scales) {
+  const Shape input_size = input.defined() ? input.sizes() : Shape{};
+  return check(rank, mode, false, input, input_size, output_size, align_corners, scales);
+}
+
+// The rank of a generic call: the length of output_size.
+size_t rank_of(const Shape& output_size) {
+  TESSERA_CHECK(output_size.size() >= 1 && output_size.size() <= 3, ValueError,
+                "upsample: expected output_size of 1, 2 or 3 elements (one per spatial dim), got ",
+                shape_to_string(output_size));
+  return output_size.size();
+}
+
+// A result that is not its argument: a resize that changed nothing still
+// returns a new tensor.
+Tensor fresh(const Tensor& result, const Tensor& argument) {
+  return result.is_same(argument) ? argument.clone() : result;
+}
+
+Tensor resize(const Resize& r, const Tensor& input) {
+  if (input.numel() == 0) return empty(r.output_shape(), TensorOptions(input.dtype(), input.device()));
+  const bool weighted = interpolating(r.mode);
+  // Nearest only moves values, in any dtype.
+  const DType compute = weighted ? compute_dtype(input.dtype()) : input.dtype();
+  Tensor x = in_dtype(input, compute);
+  for (size_t d = r.rank(); d-- > 0;) {
+    const resample::Groups taps = r.taps(d, compute);
+    if (resample::is_identity(taps, r.in(d))) continue;
+    const int64_t dim = static_cast<int64_t>(2 + d);
+    x = weighted ? resample::gather_sum(x, dim, taps, true)
+                 : index_select(x, dim, index_tensor(taps, x.device()));
+  }
+  return fresh(in_dtype(x, input.dtype()), input);
+}
+
+Tensor resize_backward(const Resize& r, const Tensor& grad_output) {
+  const TensorOptions options(grad_output.dtype(), grad_output.device());
+  if (grad_output.numel() == 0) return zeros(r.input_size, options);
+  bool same_size = true;
+  for (size_t d = 0; d < r.rank(); ++d) same_size = same_size && r.in(d) == r.out(d);
+  // PyTorch's CPU bicubic backward copies the gradient when no spatial size
+  // changes, whatever the scales.
+  if (r.mode == Interpolation::kCubic && same_size) return grad_output.clone();
+  const DType compute = compute_dtype(grad_output.dtype());
+  Tensor g = in_dtype(grad_output, compute);
+  for (size_t d = 0; d < r.rank(); ++d) {
+    const resample::Groups taps = r.taps(d, compute);
+    if (resample::is_identity(taps, r.in(d))) continue;
+    g = resample::gather_sum(g, static_cast<int64_t>(2 + d), resample::transpose(taps, r.in(d)),
+                             interpolating(r.mode));
+  }
+  return fresh(in_dtype(g, grad_output.dtype()), grad_output);
 }
 
 }  // namespace
 
+Tensor upsample(const Tensor& input, const Shape& output_size, Interpolation mode,
+                bool align_corners, const std::vector<std::optional<double>>& scales) {
+  const size_t rank = rank_of(output_size);
+  return resize(check_forward(rank, mode, input, output_size, align_corners, scales), input);
+}
+
+Tensor upsample_backward(const Tensor& grad_output, const Shape& output_size,
+                         const Shape& input_size, Interpolation mode, bool align_corners,
+                         const std::vector<std::optional<double>>& scales) {
+  const size_t rank = rank_of(output_size);
+  return resize_backward(
+      check(rank, mode, true, grad_output, input_size, output_size, align_corners, scales),
+      grad_output);
+}
+
 Tensor upsample_nearest2d(const Tensor& input, const Shape& output_size,
                           std::optional<double> scale_h, std::optional<double> scale_w) {
-  const char* op = "upsample_nearest2d";
-  const Sizes s = check(op, input, input.sizes(), output_size, false);
-  if (input.numel() == 0) {
-    return empty({input.size(0), input.size(1), s.oh, s.ow},
-                 TensorOptions(input.dtype(), input.device()));
-  }
-  const Tensor rows = index_tensor(nearest_rows(s.h, s.oh, scale_h), input.device());
-  const Tensor cols = index_tensor(nearest_rows(s.w, s.ow, scale_w), input.device());
-  return index_select(index_select(input, 2, rows), 3, cols);
+  return resize(
+      check_forward(2, Interpolation::kNearest, input, output_size, false, {scale_h, scale_w}),
+      input);
 }
 
 Tensor upsample_nearest2d_backward(const Tensor& grad_output, const Shape& output_size,
                                    const Shape& input_size, std::optional<double> scale_h,
                                    std::optional<double> scale_w) {
-  const char* op = "upsample_nearest2d_backward";
-  const Sizes s = check(op, grad_output, input_size, output_size, true);
-  check_grad(op, grad_output, input_size, s);
-  if (grad_output.numel() == 0) {
-    return zeros(input_size, TensorOptions(grad_output.dtype(), grad_output.device()));
-  }
-  const DType cdt = compute_dtype(grad_output.dtype());
-  const auto rows = resample::transpose(single_rows(nearest_rows(s.h, s.oh, scale_h)), s.h);
-  const auto cols = resample::transpose(single_rows(nearest_rows(s.w, s.ow, scale_w)), s.w);
-  Tensor g = resample::gather_sum(in_dtype(grad_output, cdt), 2, rows, false);
-  g = resample::gather_sum(g, 3, cols, false);
-  return in_dtype(g, grad_output.dtype());
+  return resize_backward(check(2, Interpolation::kNearest, true, grad_output, input_size,
+                                 output_size, false, {scale_h, scale_w}),
+                           grad_output);
 }
 
 Tensor upsample_bilinear2d(const Tensor& input, const Shape& output_size, bool align_corners,
                            std::optional<double> scale_h, std::optional<double> scale_w) {
-  const char* op = "upsample_bilinear2d";
-  const Sizes s = check(op, input, input.sizes(), output_size, true);
-  if (input.numel() == 0) {
-    return empty({input.size(0), input.size(1), s.oh, s.ow},
-                 TensorOptions(input.dtype(), input.device()));
-  }
-  const DType cdt = compute_dtype(input.dtype());
-  const auto rows = linear_rows(cdt, s.h, s.oh, align_corners, scale_h);
-  const auto cols = linear_rows(cdt, s.w, s.ow, align_corners, scale_w);
-  Tensor out = resample::gather_sum(in_dtype(input, cdt), 3, cols, true);
-  out = resample::gather_sum(out, 2, rows, true);
-  return in_dtype(out, input.dtype());
+  return resize(check_forward(2, Interpolation::kLinear, input, output_size, align_corners,
+                                {scale_h, scale_w}),
+                  input);
 }
 
 Tensor upsample_bilinear2d_backward(const Tensor& grad_output, const Shape& output_size,
                                     const Shape& input_size, bool align_corners,
                                     std::optional<double> scale_h,
                                     std::optional<double> scale_w) {
-  const char* op = "upsample_bilinear2d_backward";
-  const Sizes s = check(op, grad_output, input_size, output_size, true);
-  check_grad(op, grad_output, input_size, s);
-  if (grad_output.numel() == 0) {
-    return zeros(input_size, TensorOptions(grad_output.dtype(), grad_output.device()));
-  }
-  const DType cdt = compute_dtype(grad_output.dtype());
-  const auto rows = resample::transpose(linear_rows(cdt, s.h, s.oh, align_corners, scale_h), s.h);
-  const auto cols = resample::transpose(linear_rows(cdt, s.w, s.ow, align_corners, scale_w), s.w);
-  Tensor g = resample::gather_sum(in_dtype(grad_output, cdt), 2, rows, true);
-  g = resample::gather_sum(g, 3, cols, true);
-  return in_dtype(g, grad_output.dtype());
+  return resize_backward(check(2, Interpolation::kLinear, true, grad_output, input_size,
+                                 output_size, align_corners, {scale_h, scale_w}),
+                           grad_output);
 }
 
 }  // namespace tessera

@@ -67,8 +67,6 @@ OPS = {name: OPS[name] for name in OPINFO_OPS}
 # Ops whose index among equal values PyTorch leaves unspecified: their
 # indices are checked by the values they pick.
 TIES_UNSPECIFIED = {"median", "kthvalue"}
-# Interpolation has native kernels for 2-D images (4-D input) only.
-FOUR_D_ONLY = {"nn.functional.interpolate.nearest", "nn.functional.upsample_nearest"}
 
 
 def to_device(tree, device):
@@ -128,8 +126,6 @@ def opinfo_cases(names):
 
 
 def samples_of(name, samples, limit):
-    if name in FOUR_D_ONLY:
-        samples = (s for s in samples if s.input.dim() == 4)
     return itertools.islice(samples, limit)
 
 
