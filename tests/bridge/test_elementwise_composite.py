@@ -2,8 +2,8 @@
 device, with no CPU fallback: sgn, threshold, hardshrink, softshrink and
 xlogy (bridge/csrc/ops/elementwise_composite.cc: functional, in-place and
 out= forms, gradients, NaN, inf, +-0 and the band's edges), and glu,
-prelu, the smooth L1, Huber and binary cross-entropy losses and group
-norm's backward (nn_composite.cc: every reduction, the band's edges,
+prelu, the smooth L1, Huber, binary cross-entropy, multi-class and
+multi-label margin losses and group norm's backward (nn_composite.cc: every reduction, the band's edges,
 parameter gradients, out= forms), and reflection and replication padding
 (padding_composite.cc).
 """
@@ -267,3 +267,46 @@ def test_multi_margin_loss_refuses_bad_targets(device):
     with pytest.raises(RuntimeError, match="p == 1 and p == 2"):  # F.multi_margin_loss checks first
         torch.ops.aten.multi_margin_loss(torch.ones(2, 3, device=device),
                                          torch.tensor([0, 1], device=device), 3)
+
+
+# Targets list each sample's classes up to the first -1: a duplicate, a
+# sample with every class, one with none, and entries after the -1 that
+# must be ignored.
+MULTILABEL_TARGETS = torch.tensor([[3, 0, -1, 1, 2], [1, 1, 4, -1, 0], [0, 1, 2, 3, 4],
+                                   [-1, 2, 2, 2, 2]])
+
+
+@every_device
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("one_d", [False, True], ids=["2d", "1d"])
+def test_multilabel_margin_loss_matches_cpu(device, reduction, one_d):
+    g = torch.Generator().manual_seed(6)
+    # Values on a coarse grid make hinges of exactly 0 (the kink) likely.
+    x_cpu = (torch.randint(-4, 5, (4, 5), generator=g) / 4.0).requires_grad_()
+    target = MULTILABEL_TARGETS
+    if one_d:
+        x_cpu, target = x_cpu.detach()[0].requires_grad_(), target[0]
+    x_dev = x_cpu.detach().to(device).requires_grad_()
+    loss_fn = torch.nn.MultiLabelMarginLoss(reduction=reduction)
+    torch_tessera.reset_fallback_stats()
+    out_dev = loss_fn(x_dev, target.to(device))
+    (out_dev * torch.linspace(0.5, 1.5, out_dev.numel(), device=device).view_as(out_dev)).sum().backward()
+    assert_no_fallback()
+    out_cpu = loss_fn(x_cpu, target)
+    (out_cpu * torch.linspace(0.5, 1.5, out_cpu.numel()).view_as(out_cpu)).sum().backward()
+    assert out_dev.shape == out_cpu.shape
+    torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach(), rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad, rtol=1e-5, atol=1e-6)
+    out, is_target = torch.ops.aten.multilabel_margin_loss_forward(x_dev, target.to(device), 0)
+    assert torch.equal(is_target.cpu(),
+                       torch.ops.aten.multilabel_margin_loss_forward(x_cpu, target, 0)[1])
+
+
+@every_device
+def test_multilabel_margin_loss_refuses_bad_targets(device):
+    x = torch.ones(2, 3, device=device)
+    for bad in ([[0, 3, -1], [1, -1, 0]], [[-2, 0, 1], [1, -1, 0]]):
+        with pytest.raises(RuntimeError, match="out of range"):
+            torch.ops.aten.multilabel_margin_loss_forward(x, torch.tensor(bad, device=device), 1)
+    with pytest.raises(RuntimeError, match=r"multilabel_margin_loss: expected input \[C\] or \[N, C\]"):
+        torch.ops.aten.multilabel_margin_loss_forward(x, torch.zeros(3, dtype=torch.long, device=device), 1)

@@ -1,8 +1,8 @@
-// glu, prelu, the smooth L1, Huber, binary cross-entropy and multi-class
-// margin losses, and group norm's backward, composed of tessera ops
+// glu, prelu, the smooth L1, Huber, binary cross-entropy, multi-class and
+// multi-label margin losses, and group norm's backward, composed of tessera ops
 // (sigmoid, where, abs, log, gather, means and sums), so nn.GLU, nn.PReLU,
-// nn.SmoothL1Loss, nn.HuberLoss, nn.BCELoss, nn.MultiMarginLoss and
-// nn.GroupNorm train without the CPU fallback on every tessera device.
+// nn.SmoothL1Loss, nn.HuberLoss, nn.BCELoss, nn.MultiMarginLoss,
+// nn.MultiLabelMarginLoss and nn.GroupNorm train without the CPU fallback on every tessera device.
 // Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
@@ -226,6 +226,82 @@ at::Tensor& composite_multi_margin_backward_out(const at::Tensor& grad, const at
                    composite_multi_margin_backward(grad, self, target, p, margin, weight, reduction));
 }
 
+// -- multi-label margin loss: each sample's target lists its classes up to
+// the first -1; the loss sums max(0, 1 - x[y_j] + x[i]) over the listed
+// y_j and the unlisted i, divided by C.
+
+struct MultilabelTerms {
+  at::Tensor listed;     // [N, J] float: 1 where target[n, j] is a listed class
+  at::Tensor index;      // [N, J] the listed classes, 0 elsewhere
+  at::Tensor is_target;  // [N, C] float
+  at::Tensor active;     // [N, J, C]: the pairs (y_j, i) whose hinge is positive
+  at::Tensor hinge;      // [N, J, C]: their max(0, 1 - x[y_j] + x[i])
+};
+
+MultilabelTerms multilabel_terms(const char* op, const at::Tensor& self, const at::Tensor& target) {
+  TORCH_CHECK((self.dim() == 1 || self.dim() == 2) && target.sizes() == self.sizes(), op,
+              ": expected input [C] or [N, C] and a target of the same shape, got input ",
+              self.sizes(), " and target ", target.sizes());
+  const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
+  const at::Tensor y = (target.dim() == 1 ? target.unsqueeze(0) : target).to(at::kLong);
+  const int64_t classes = x.size(1);
+  TORCH_CHECK(classes > 0, op, ": expected at least one class, got input ", self.sizes());
+  const at::Tensor listed = (y >= 0).cumprod(1).to(at::kBool);
+  // The entry that ends the list (the first negative) must be -1.
+  const at::Tensor ends = ~listed & at::cat({at::ones_like(listed.narrow(1, 0, 1)),
+                                             listed.narrow(1, 0, classes - 1)}, 1);
+  TORCH_CHECK(((~listed | (y < classes)) & (~ends | (y == -1))).all().item<bool>(), op,
+              ": target out of range for ", classes, " classes: each entry before the first -1 ",
+              "must be a class index, got target ", target.sizes());
+  const at::Tensor listed_f = listed.to(x.scalar_type());
+  const at::Tensor index = at::where(listed, y, at::zeros_like(y));
+  const at::Tensor is_target = at::zeros_like(x).scatter_add_(1, index, listed_f).clamp_max(1);
+  const at::Tensor margin = 1 - x.gather(1, index).unsqueeze(2) + x.unsqueeze(1);
+  const at::Tensor pairs = listed_f.unsqueeze(2) * (1 - is_target).unsqueeze(1);
+  const at::Tensor active = (margin > 0).to(x.scalar_type()) * pairs;
+  return {listed_f, index, is_target, active, margin * active};
+}
+
+std::tuple<at::Tensor, at::Tensor> composite_multilabel_margin(const at::Tensor& self,
+                                                               const at::Tensor& target,
+                                                               int64_t reduction) {
+  const MultilabelTerms t = multilabel_terms("multilabel_margin_loss", self, target);
+  const at::Tensor per_sample = t.hinge.sum({1, 2}) / static_cast<double>(t.is_target.size(1));
+  at::Tensor loss = reduce(per_sample, reduction);
+  if (self.dim() == 1 && reduction == at::Reduction::None) loss = loss.reshape({});
+  return {loss, t.is_target.reshape(self.sizes())};
+}
+std::tuple<at::Tensor&, at::Tensor&> composite_multilabel_margin_out(const at::Tensor& self,
+                                                                     const at::Tensor& target,
+                                                                     int64_t reduction,
+                                                                     at::Tensor& output,
+                                                                     at::Tensor& is_target) {
+  auto [loss, listed] = composite_multilabel_margin(self, target, reduction);
+  write_out(output, loss);
+  write_out(is_target, listed);
+  return {output, is_target};
+}
+at::Tensor composite_multilabel_margin_backward(const at::Tensor& grad, const at::Tensor& self,
+                                               const at::Tensor& target, int64_t reduction,
+                                               const at::Tensor& /*is_target*/) {
+  const MultilabelTerms t = multilabel_terms("multilabel_margin_loss_backward", self, target);
+  // Each active pair adds 1 / C to x[i] and takes it from x[y_j].
+  const at::Tensor rises = t.active.sum(1);
+  const at::Tensor falls = at::zeros_like(rises).scatter_add_(1, t.index, t.active.sum(2));
+  at::Tensor per_sample = grad.dim() == 0 ? grad : grad.reshape({-1, 1});
+  if (reduction == at::Reduction::Mean) per_sample = per_sample / static_cast<double>(rises.size(0));
+  const double classes = static_cast<double>(rises.size(1));
+  return ((rises - falls) * per_sample / classes).reshape(self.sizes());
+}
+at::Tensor& composite_multilabel_margin_backward_out(const at::Tensor& grad,
+                                                     const at::Tensor& self,
+                                                     const at::Tensor& target, int64_t reduction,
+                                                     const at::Tensor& is_target,
+                                                     at::Tensor& grad_input) {
+  return write_out(grad_input,
+                   composite_multilabel_margin_backward(grad, self, target, reduction, is_target));
+}
+
 // -- group norm's backward (its forward is aten's composite of tessera
 // ops): x viewed as [N, group, C / group, HxW], mean and rstd [N, group].
 
@@ -265,6 +341,11 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("multi_margin_loss.out", TORCH_FN(composite_multi_margin_out));
   m.impl("multi_margin_loss_backward", TORCH_FN(composite_multi_margin_backward));
   m.impl("multi_margin_loss_backward.grad_input", TORCH_FN(composite_multi_margin_backward_out));
+  m.impl("multilabel_margin_loss_forward", TORCH_FN(composite_multilabel_margin));
+  m.impl("multilabel_margin_loss_forward.output", TORCH_FN(composite_multilabel_margin_out));
+  m.impl("multilabel_margin_loss_backward", TORCH_FN(composite_multilabel_margin_backward));
+  m.impl("multilabel_margin_loss_backward.grad_input",
+         TORCH_FN(composite_multilabel_margin_backward_out));
   m.impl("glu", TORCH_FN(composite_glu));
   m.impl("glu.out", TORCH_FN(composite_glu_out));
   m.impl("glu_backward", TORCH_FN(composite_glu_backward));
