@@ -21,6 +21,17 @@ Each row has its goal from the bridge issue:
   resnet18_fwd_bwd     a ResNet-18 (defined here, torchvision's layout) on
                        8 images of 3x224x224: forward, cross-entropy and
                        backward. Throughput ratio, goal >= 0.9.
+  lstm_step            one training step (forward, cross-entropy over every
+                       time step, backward, SGD with momentum) of a 2-layer
+                       nn.LSTM (input and hidden 512) with a linear head, on
+                       a sequence of 128 x batch 32 float32. Throughput
+                       ratio, goal >= 1.0.
+  causal_attention     F.scaled_dot_product_attention(is_causal=True) on
+                       q, k, v of 8 x 8 heads x 1024 x 64 float32, forward
+                       and backward with a fixed output gradient. Throughput
+                       ratio against torch CPU's own SDPA (whichever backend
+                       it picks), goal >= 1.0; the row also gives each
+                       side's peak memory over one call.
 
 Both sides run with the same thread count (torch.set_num_threads; the
 runtime's CPU device uses the same cores through oneTBB) and take turns
@@ -35,10 +46,14 @@ error; the exit status is non-zero only when a benchmark could not run.
 """
 
 import argparse
+import concurrent.futures
+import copy
 import datetime
 import json
+import multiprocessing
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -309,6 +324,161 @@ def bench_adamw_fused(device, args):
                     repeats=args.adamw_repeats, calls=1, goal=1.0, check=False)
 
 
+LSTM_SHAPE = "2-layer LSTM 512-512, seq 128 x batch 32 f32, linear head, SGD momentum"
+
+
+def lstm_step_fn(model, x, y, device):
+    """A copy of `model` (an "lstm" and a "head") on device, and one
+    training step of it on x (sequence-first) with targets y per time step."""
+    model = copy.deepcopy(model).to(device)
+    x, y = x.to(device), y.to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        hidden, _ = model["lstm"](x)
+        logits = model["head"](hidden).flatten(0, 1)
+        loss = torch.nn.functional.cross_entropy(logits, y.flatten())
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return model, step
+
+
+def bench_lstm_step(device, args):
+    torch.manual_seed(0)
+    model = torch.nn.ModuleDict({"lstm": torch.nn.LSTM(512, 512, num_layers=2),
+                                 "head": torch.nn.Linear(512, 10)})
+    gen = torch.Generator().manual_seed(3)
+    x = torch.randn(128, 32, 512, generator=gen)
+    y = torch.randint(0, 10, (128, 32), generator=gen)
+    cpu_model, cpu_step = lstm_step_fn(model, x, y, "cpu")
+    dev_model, dev_step = lstm_step_fn(model, x, y, device)
+    # With random weights the loss is near log(10) whatever they are, so the
+    # gradient of every parameter is what shows that both sides do the same.
+    torch.testing.assert_close(dev_step().detach().cpu(), cpu_step().detach(),
+                               rtol=1e-4, atol=1e-5)
+    for (name, p_dev), p_cpu in zip(dev_model.named_parameters(), cpu_model.parameters()):
+        torch.testing.assert_close(p_dev.grad.cpu(), p_cpu.grad, rtol=1e-3, atol=1e-5,
+                                   msg=lambda m, name=name: f"lstm_step: grad of {name}: {m}")
+    return step_row("lstm_step", LSTM_SHAPE, cpu_step, dev_step, device, args,
+                    repeats=args.lstm_repeats, calls=1, goal=1.0)
+
+
+ATTENTION_DIMS = (8, 8, 1024, 64)  # batch, heads, sequence, head dim
+ATTENTION_SHAPE = "SDPA is_causal, q/k/v 8x8x1024x64 f32, forward+backward"
+
+
+def attention_step_fn(q, k, v, grad_out, device):
+    q, k, v = (t.detach().to(device).requires_grad_() for t in (q, k, v))
+    grad_out = grad_out.to(device)
+
+    def step():
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        # autograd.grad, not backward: nothing accumulates in q, k, v's .grad.
+        return (out, *torch.autograd.grad(out, (q, k, v), grad_out))
+
+    return step
+
+
+def device_peak_growth(fn, device):
+    """Bytes the tessera allocator's peak rose above what it held before fn."""
+    torch.tessera.synchronize(device)
+    before = torch.tessera.memory_allocated(device)
+    torch.tessera.reset_peak_memory_stats(device)
+    fn()
+    torch.tessera.synchronize(device)
+    return torch.tessera.max_memory_allocated(device) - before
+
+
+def peak_rss_growth(fn):
+    """(bytes, how measured): how far the process's resident set rose above
+    its size before fn, at its peak during fn. torch's CPU allocator keeps no
+    statistics, so this is the operating system's figure."""
+    def status_kib(field):
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith(field))
+
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")  # Linux: resets the peak resident set size (VmHWM)
+    except OSError:  # ru_maxrss is a lifetime peak: only growth beyond it shows
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        fn()
+        grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+        return grown * 1024, "growth of ru_maxrss, the lifetime peak RSS"
+    before = status_kib("VmRSS:")
+    fn()
+    return (status_kib("VmHWM:") - before) * 1024, "peak RSS growth (VmHWM after clear_refs)"
+
+
+def cpu_attention_peak_rss(backend_name, threads):
+    """Meant for a fresh process: peak_rss_growth of one causal attention
+    call on torch's CPU with the SDPA backend named. In the benchmark's own
+    process earlier calls leave freed memory resident, which the call reuses
+    unseen; here glibc serves every block of 64 KiB or more by mmap and
+    unmaps it when freed, so the resident set follows what is allocated."""
+    import ctypes
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(-3, 64 << 10)  # -3: M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # not glibc: the figure may be low
+        pass
+    torch.set_num_threads(threads)
+    q, k, v, grad_out = (torch.randn(*ATTENTION_DIMS) for _ in range(4))
+    step = attention_step_fn(q, k, v, grad_out, "cpu")
+    with sdpa_kernel(getattr(SDPBackend, backend_name)):
+        step()  # one-time costs: thread pools, lazily built tables
+        return peak_rss_growth(step)
+
+
+def bench_causal_attention(device, args):
+    from torch.nn.attention import SDPBackend
+
+    gen = torch.Generator().manual_seed(4)
+    q, k, v, grad_out = (torch.randn(*ATTENTION_DIMS, generator=gen) for _ in range(4))
+    cpu_step = attention_step_fn(q, k, v, grad_out, "cpu")
+    dev_step = attention_step_fn(q, k, v, grad_out, device)
+    for what, got, want in zip(("output", "grad q", "grad k", "grad v"), dev_step(), cpu_step()):
+        torch.testing.assert_close(got.cpu(), want, rtol=1e-3, atol=1e-4,
+                                   msg=lambda m, what=what: f"causal_attention: {what}: {m}")
+    # The backend torch CPU runs (flash attention holds no L x L matrix).
+    choice = torch._fused_sdp_choice(*(t.detach().requires_grad_() for t in (q, k, v)),
+                                     is_causal=True)
+    cpu_backend = SDPBackend(choice).name
+
+    dev_peak = device_peak_growth(dev_step, device)
+    spawn = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=spawn) as fresh:
+        threads = torch.get_num_threads()
+        cpu_peak, how = fresh.submit(cpu_attention_peak_rss, cpu_backend, threads).result()
+        math_peak, _ = fresh.submit(cpu_attention_peak_rss, "MATH", threads).result()
+    batch, heads, seq, _ = ATTENTION_DIMS
+    matrix = batch * heads * seq * seq * 4
+    mib = 1 << 20
+    extra = {
+        "measure": "calls/s",
+        "ratio_is": "tessera throughput / torch throughput (median over repeats of 1 call)",
+        "torch_sdpa_backend": cpu_backend,
+        "peak_memory_bytes": {"tessera": dev_peak, "torch": cpu_peak, "torch_math": math_peak},
+        "peak_memory_is": {
+            "tessera": "torch.tessera.max_memory_allocated over one call, above the "
+                       "allocation before it (the inputs); tessera takes aten's math path",
+            "torch": f"{how} over one call in a fresh process, blocks >= 64 KiB mmapped, "
+                     f"with torch's own choice of backend ({cpu_backend})",
+            "torch_math": "the same with torch CPU held to the math backend"},
+        "math_path_attention_matrix_bytes": matrix,
+        "note": f"peak memory of one call above its inputs: tessera {dev_peak / mib:.0f} MiB "
+                f"(allocator peak), torch CPU {cpu_peak / mib:.0f} MiB with {cpu_backend} and "
+                f"{math_peak / mib:.0f} MiB held to MATH (peak RSS growth in a fresh process); "
+                f"one {batch}x{heads}x{seq}x{seq} f32 attention matrix is {matrix / mib:.0f} MiB",
+    }
+    return step_row("causal_attention", ATTENTION_SHAPE, cpu_step, dev_step, device, args,
+                    repeats=args.attention_repeats, calls=1, goal=1.0, check=False, extra=extra)
+
+
 BENCHES = {
     "add": (bench_add_overhead, "x + y, [1] f32", "<= 1.0"),
     "demo": (bench_demo, "32-64-4 classifier, 512 rows, Adam", "<= 1.0"),
@@ -316,6 +486,8 @@ BENCHES = {
     "mlp_compiled": (bench_mlp_step_compiled, MLP_SHAPE + ", torch.compile", ">= 1.0"),
     "resnet18": (bench_resnet18, "ResNet-18, 8x3x224x224 f32, forward+backward", ">= 0.9"),
     "adamw_fused": (bench_adamw_fused, ADAMW_SHAPE, ">= 1.0"),
+    "lstm_step": (bench_lstm_step, LSTM_SHAPE, ">= 1.0"),
+    "causal_attention": (bench_causal_attention, ATTENTION_SHAPE, ">= 1.0"),
 }
 
 
@@ -335,6 +507,8 @@ def markdown(rows, header):
         if "compiled_vs_eager_tessera" in r:
             out.append(f"- {r['benchmark']}: compiled / eager throughput on tessera "
                        f"{r['compiled_vs_eager_tessera']:.3f} (goal >= 1.0)")
+        if r.get("note"):
+            out.append(f"- {r['benchmark']}: {r['note']}")
         if "error" in r:
             out.append(f"- {r['benchmark']}: {r['error']}")
         elif r.get("fallback_ops"):
@@ -359,6 +533,10 @@ def main():
                    help="timed ResNet-18 steps, each side (default 5)")
     p.add_argument("--adamw-repeats", type=int, default=7,
                    help="timed fused AdamW steps over 100M parameters, each side (default 7)")
+    p.add_argument("--lstm-repeats", type=int, default=10,
+                   help="timed 2-layer LSTM training steps, each side (default 10)")
+    p.add_argument("--attention-repeats", type=int, default=10,
+                   help="timed causal attention forward+backward calls, each side (default 10)")
     p.add_argument("--only", nargs="+", choices=sorted(BENCHES), default=list(BENCHES),
                    help="rows to run (default: all)")
     args = p.parse_args()
@@ -392,6 +570,7 @@ def main():
            "threads": torch.get_num_threads(), "torch_version": torch.__version__,
            "add_repeats": args.add_repeats, "mlp_repeats": args.mlp_repeats,
            "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats, "adamw_repeats": args.adamw_repeats,
+           "lstm_repeats": args.lstm_repeats, "attention_repeats": args.attention_repeats,
            "rows": rows}
     with open(json_path, "a") as f:
         f.write(json.dumps(doc) + "\n")

@@ -230,4 +230,23 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
                                     bool is_causal = false,
                                     std::optional<double> scale = std::nullopt);
 
+// -- Attention over blocks of queries (nn_attention_blocked.cc): the same
+// softmax(q k^T * scale + bias) v without the [L, S] score matrix (memory
+// grows with the sequence). query [B, H, L, E], key [B, Hk, S, E], value
+// [B, Hk, S, Ev] with Hk dividing H (grouped-query attention); attn_bias
+// additive, of query's dtype, broadcast to [B, H, L, S], or undefined;
+// is_causal lets query i attend keys j <= i. Returns the output and each
+// row's logsumexp [B, H, L] (float32 for 16-bit inputs; +inf for a row with
+// no key to attend, whose output is zeros), which the backward takes.
+std::tuple<Tensor, Tensor> attention_blocked(const Tensor& query, const Tensor& key,
+                                             const Tensor& value, const Tensor& attn_bias = {},
+                                             bool is_causal = false,
+                                             std::optional<double> scale = std::nullopt);
+// (grad_query, grad_key, grad_value, grad_attn_bias); an entry of
+// output_mask that is false leaves that gradient undefined.
+std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
+    const Tensor& grad_out, const Tensor& query, const Tensor& key, const Tensor& value,
+    const Tensor& attn_bias, const Tensor& out, const Tensor& logsumexp, bool is_causal,
+    std::optional<double> scale, std::array<bool, 4> output_mask = {true, true, true, true});
+
 }  // namespace tessera

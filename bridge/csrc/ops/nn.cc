@@ -1,4 +1,4 @@
-// Convolution, pooling (max, average, adaptive average), embedding backward
+// Convolution, 2-D pooling (max, average, adaptive average), embedding backward
 // and nll_loss on tessera, forward and backward, over the runtime's nn ops.
 //
 // Convolution: conv1d/conv2d/conv_transpose* (CIA) -> convolution (CEA) ->
@@ -10,12 +10,8 @@
 // convolutions run as 2-D ones of height 1, and transposed convolutions
 // are the backward of a convolution (see conv_transpose).
 //
-// Attention: scaled_dot_product_attention is CIA; with no
-// _fused_sdp_choice_stub registered for PrivateUse1 it takes the math path
-// (_scaled_dot_product_attention_math, CIA too), which is bmm, _softmax,
-// pointwise ops and, in backward, their backward ops: native kernels all.
-// The runtime's own SDPA is the same math path, and it has no backward,
-// so registering the fused "overrideable" path would gain nothing.
+// Attention: scaled_dot_product_attention picks its backend through
+// _fused_sdp_choice; attention.cc answers it for tessera.
 #include <torch/library.h>
 
 #include <array>

@@ -9,6 +9,7 @@
 
 #include "devices/cpu/kernels/convert.h"
 #include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/normalization_vec.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "devices/cpu/kernels/reduction_rows.h"
 #include "runtime/core/error.h"
@@ -49,6 +50,30 @@ A mul_acc(A a, A b) {
   } else {
     return a * b;
   }
+}
+
+// logsumexp of a float row on the softmax kernels' vector exp (attention
+// and log-likelihoods call it on long rows): the max, then the shifted
+// exponentials summed in vector lanes, flushed to double every few
+// thousand terms so that a whole tensor's sum keeps f32 resolution.
+float logsumexp_f32(const float* x, int64_t n) {
+  if (n == 0) return -std::numeric_limits<float>::infinity();
+  bool has_nan = false;
+  const float m = vec::max_and_nan(x, n, has_nan);
+  if (has_nan) return std::numeric_limits<float>::quiet_NaN();
+  if (std::isinf(m)) return m;  // +inf wins; all -inf gives -inf
+  const vec::f32v shift = vec::splatv(m);
+  constexpr int64_t kFlush = 4096;
+  double total = 0;
+  int64_t i = 0;
+  while (i + vec::kVec <= n) {
+    vec::f32v acc = {};
+    const int64_t end = std::min(n - vec::kVec + 1, i + kFlush);
+    for (; i < end; i += vec::kVec) acc += vec::exp_nonpositive(vec::loadv(x + i) - shift);
+    total += vec::hsumv(acc);
+  }
+  for (; i < n; ++i) total += vec::exp_nonpositive(x[i] - m);
+  return static_cast<float>(std::log(total)) + m;
 }
 
 template <typename I, typename A = acc_t<I>>
@@ -110,7 +135,9 @@ A reduce_row(ReduceExtOp op, const I* x, int64_t n) {
       return 0;  // floating only (the front end checks)
     }
     case ReduceExtOp::kLogSumExp: {
-      if constexpr (std::is_floating_point_v<A>) {
+      if constexpr (std::is_same_v<I, float>) {
+        return logsumexp_f32(x, n);
+      } else if constexpr (std::is_floating_point_v<A>) {
         if (n == 0) return -std::numeric_limits<A>::infinity();
         A m = convert<A>(x[0]);
         for (int64_t i = 1; i < n && !std::isnan(m); ++i) {
