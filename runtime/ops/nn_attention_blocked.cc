@@ -177,6 +177,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
     std::optional<double> scale, std::array<bool, 4> output_mask) {
   const char* op = "attention_blocked_backward";
   const AttentionShape a = check_shapes(op, query, key, value, attn_bias);
+  TESSERA_CHECK(!(is_causal && attn_bias.defined()), ValueError, op,
+                ": explicit attn_bias should not be set when is_causal=True");
   const Shape out_sizes = {a.b, a.h, a.l, a.ev};
   TESSERA_CHECK(grad_out.sizes() == out_sizes && out.sizes() == out_sizes, ValueError, op,
                 ": expected grad_out and out of size ", shape_to_string(out_sizes), ", got ",

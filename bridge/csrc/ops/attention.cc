@@ -14,8 +14,11 @@
 #include <ATen/SDPBackend.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <array>
+#include <numeric>
 #include <optional>
+#include <vector>
 
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
@@ -64,6 +67,30 @@ int64_t fused_sdp_choice(const at::Tensor& query, const at::Tensor& key, const a
                                                         : at::SDPBackend::error);
 }
 
+// A tensor of `sizes` laid out as `like` (its dims in the same stride
+// order): the layouts PyTorch's meta kernels promise for these ops, which
+// compiled graphs rely on.
+at::Tensor empty_in_layout_of(const at::Tensor& like, at::IntArrayRef sizes) {
+  if (like.sizes() == sizes) return at::empty_like(like);
+  std::vector<int64_t> order(static_cast<size_t>(like.dim()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return like.stride(a) > like.stride(b); });
+  std::vector<int64_t> strides(order.size());
+  int64_t stride = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    strides[static_cast<size_t>(*it)] = stride;
+    stride *= sizes[static_cast<size_t>(*it)];
+  }
+  return at::empty_strided(sizes, strides, like.options());
+}
+
+// `value` in the layout of `like` (a copy only where they differ).
+at::Tensor in_layout_of(const at::Tensor& like, const at::Tensor& value) {
+  if (!value.defined() || value.strides() == like.strides()) return value;
+  return empty_in_layout_of(like, value.sizes()).copy_(value);
+}
+
 using FusedAttention = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt,
                                   c10::SymInt, at::Tensor, at::Tensor, at::Tensor>;
 
@@ -83,10 +110,13 @@ FusedAttention fused_attention(const at::Tensor& query, const at::Tensor& key,
                                                          : tessera::Tensor(),
                                       is_causal, scale);
   });
-  const at::Tensor none = at::empty({0}, query.options());
-  const at::Tensor no_seed = at::empty({0}, query.options().dtype(at::kLong));
-  return {to_torch(out), to_torch(lse), none, none, c10::SymInt(query.size(2)),
-          c10::SymInt(key.size(2)), no_seed, no_seed, none};
+  // As PyTorch's meta kernel: the output in query's layout, the
+  // logsumexp in float32, 0-d seed and offset (no dropout: unused).
+  const at::Tensor result = to_torch(out);
+  const at::Tensor output = empty_in_layout_of(query, result.sizes()).copy_(result);
+  const at::Tensor no_seed = at::empty({}, query.options().dtype(at::kLong));
+  return {output, to_torch(lse).to(at::kFloat), at::Tensor(), at::Tensor(),
+          c10::SymInt(query.size(2)), c10::SymInt(key.size(2)), no_seed, no_seed, at::Tensor()};
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_attention_backward(
@@ -106,7 +136,10 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> fused_attention_backw
         to_runtime(value, op), attn_bias.defined() ? to_runtime(attn_bias, op) : tessera::Tensor(),
         to_runtime(out, op), to_runtime(logsumexp, op), is_causal, scale, grad_input_mask);
   });
-  return {to_torch(gq), to_torch(gk), to_torch(gv), to_torch(gb)};
+  // Each gradient in its input's layout, as PyTorch's meta kernel.
+  return {in_layout_of(query, to_torch(gq)), in_layout_of(key, to_torch(gk)),
+          in_layout_of(value, to_torch(gv)),
+          attn_bias.defined() ? in_layout_of(attn_bias, to_torch(gb)) : at::Tensor()};
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

@@ -39,6 +39,8 @@ void register_nll_loss_kernels(KernelRegistry& registry, DeviceType type);   // 
 // Creation and random (Philox, bit-identical to the CPU device).
 void register_creation_kernels(KernelRegistry& registry, DeviceType type);  // arange, linspace
 void register_random_kernels(KernelRegistry& registry, DeviceType type);    // uniform, normal, randint, bernoulli
+// Fused optimizer steps (adam_step, sgd_step, adagrad_step).
+void register_optimizer_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_copy_kernels(registry, type);
@@ -66,6 +68,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_nll_loss_kernels(registry, type);
   register_creation_kernels(registry, type);
   register_random_kernels(registry, type);
+  register_optimizer_kernels(registry, type);
 }
 
 }  // namespace tessera::cuda
