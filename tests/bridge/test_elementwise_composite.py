@@ -310,3 +310,22 @@ def test_multilabel_margin_loss_refuses_bad_targets(device):
             torch.ops.aten.multilabel_margin_loss_forward(x, torch.tensor(bad, device=device), 1)
     with pytest.raises(RuntimeError, match=r"multilabel_margin_loss: expected input \[C\] or \[N, C\]"):
         torch.ops.aten.multilabel_margin_loss_forward(x, torch.zeros(3, dtype=torch.long, device=device), 1)
+
+
+@every_device
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_margin_losses_of_a_scalar_input(device, reduction):
+    # A 0-d input is one sample of one class, as on the CPU.
+    for loss_fn, target in ((F.multi_margin_loss, 0), (F.multilabel_margin_loss, 0),
+                            (F.multilabel_margin_loss, -1)):
+        x_cpu = torch.tensor(0.3, requires_grad=True)
+        x_dev = x_cpu.detach().to(device).requires_grad_()
+        out_cpu = loss_fn(x_cpu, torch.tensor(target), reduction=reduction)
+        torch_tessera.reset_fallback_stats()
+        out_dev = loss_fn(x_dev, torch.tensor(target, device=device), reduction=reduction)
+        out_dev.backward()
+        assert_no_fallback()
+        out_cpu.backward()
+        assert out_dev.shape == out_cpu.shape == ()
+        torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach())
+        torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad)

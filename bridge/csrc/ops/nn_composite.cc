@@ -173,11 +173,12 @@ MarginTerms margin_terms(const char* op, const at::Tensor& self, const at::Tenso
                          const std::optional<at::Tensor>& weight) {
   TORCH_CHECK(p.toLong() == 1 || p.toLong() == 2, op, ": only p == 1 and p == 2 supported, got ",
               p.toDouble());
-  TORCH_CHECK((self.dim() == 1 && target.numel() == 1) ||
+  TORCH_CHECK((self.dim() <= 1 && target.numel() == 1) ||
                   (self.dim() == 2 && target.dim() == 1 && target.size(0) == self.size(0)),
-              op, ": expected input [N, C] with target [N] (or [C] with one target), got input ",
-              self.sizes(), " and target ", target.sizes());
-  const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
+              op, ": expected input [N, C] with target [N] (or [C] or a scalar with one target), ",
+              "got input ", self.sizes(), " and target ", target.sizes());
+  // A 0-d input is one sample of one class, a 1-D one one sample.
+  const at::Tensor x = self.dim() == 2 ? self : self.reshape({1, -1});
   const int64_t classes = x.size(1);
   const at::Tensor y = target.reshape({-1, 1}).to(at::kLong);
   TORCH_CHECK(((y >= 0) & (y < classes)).all().item<bool>(), op, ": target out of range for ",
@@ -195,7 +196,8 @@ at::Tensor composite_multi_margin(const at::Tensor& self, const at::Tensor& targ
                                   const std::optional<at::Tensor>& weight, int64_t reduction) {
   const MarginTerms t = margin_terms("multi_margin_loss", self, target, p, margin, weight);
   const at::Tensor powered = p.toLong() == 2 ? t.z * t.z : t.z;
-  return reduce((powered * t.scale).sum(1), reduction);  // [N] (N = 1 for a 1-D input)
+  const at::Tensor loss = reduce((powered * t.scale).sum(1), reduction);  // [N] unreduced
+  return self.dim() == 0 ? loss.reshape({}) : loss;
 }
 at::Tensor& composite_multi_margin_out(const at::Tensor& self, const at::Tensor& target,
                                        const at::Scalar& p, const at::Scalar& margin,
@@ -239,11 +241,12 @@ struct MultilabelTerms {
 };
 
 MultilabelTerms multilabel_terms(const char* op, const at::Tensor& self, const at::Tensor& target) {
-  TORCH_CHECK((self.dim() == 1 || self.dim() == 2) && target.sizes() == self.sizes(), op,
-              ": expected input [C] or [N, C] and a target of the same shape, got input ",
-              self.sizes(), " and target ", target.sizes());
-  const at::Tensor x = self.dim() == 1 ? self.unsqueeze(0) : self;
-  const at::Tensor y = (target.dim() == 1 ? target.unsqueeze(0) : target).to(at::kLong);
+  TORCH_CHECK(self.dim() <= 2 && target.sizes() == self.sizes(), op,
+              ": expected input [C] or [N, C] (or a scalar) and a target of the same shape, got "
+              "input ", self.sizes(), " and target ", target.sizes());
+  // A 0-d input is one sample of one class, a 1-D one one sample.
+  const at::Tensor x = self.dim() == 2 ? self : self.reshape({1, -1});
+  const at::Tensor y = (self.dim() == 2 ? target : target.reshape({1, -1})).to(at::kLong);
   const int64_t classes = x.size(1);
   TORCH_CHECK(classes > 0, op, ": expected at least one class, got input ", self.sizes());
   const at::Tensor listed = (y >= 0).cumprod(1).to(at::kBool);
@@ -268,7 +271,7 @@ std::tuple<at::Tensor, at::Tensor> composite_multilabel_margin(const at::Tensor&
   const MultilabelTerms t = multilabel_terms("multilabel_margin_loss", self, target);
   const at::Tensor per_sample = t.hinge.sum({1, 2}) / static_cast<double>(t.is_target.size(1));
   at::Tensor loss = reduce(per_sample, reduction);
-  if (self.dim() == 1 && reduction == at::Reduction::None) loss = loss.reshape({});
+  if (self.dim() <= 1 && reduction == at::Reduction::None) loss = loss.reshape({});
   return {loss, t.is_target.reshape(self.sizes())};
 }
 std::tuple<at::Tensor&, at::Tensor&> composite_multilabel_margin_out(const at::Tensor& self,
