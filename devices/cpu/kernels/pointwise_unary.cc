@@ -6,6 +6,7 @@
 
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/pointwise_loops.h"
+#include "devices/cpu/kernels/vec_activation.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -32,10 +33,27 @@ inline C nan_min(C x, C hi) {
   return x > hi ? hi : x;
 }
 
+// tanh and sigmoid of contiguous float32 tensors on the vector helpers
+// (vec_activation.h); false leaves the call to the generic loops.
+bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
+  if ((op != UnaryOp::kTanh && op != UnaryOp::kSigmoid) || !in.is_contiguous() ||
+      !out.is_contiguous() || out.sizes() != in.sizes()) {
+    return false;
+  }
+  const float* x = static_cast<const float*>(in.data_ptr());
+  float* y = static_cast<float*>(out.data_ptr());
+  if (op == UnaryOp::kTanh) vec::map_contiguous(x, y, in.numel(), vec::tanh_v);
+  else vec::map_contiguous(x, y, in.numel(), vec::sigmoid_v);
+  return true;
+}
+
 template <typename T>
 void float_unary(UnaryOp op, Tensor& out, const Tensor& in, const Scalar& p0, const Scalar& p1) {
   using C = compute_t<T>;
   const char* n = "unary";
+  if constexpr (std::is_same_v<T, float>) {
+    if (vector_activation(op, out, in)) return;
+  }
   switch (op) {
     case UnaryOp::kNeg: return map1<T, T>(out, in, [](C x) { return -x; }, n);
     case UnaryOp::kAbs: return map1<T, T>(out, in, [](C x) { return std::fabs(x); }, n);
