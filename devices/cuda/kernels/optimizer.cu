@@ -28,8 +28,10 @@ __global__ void adam_step(T* p, T* g, T* m, T* v, T* vmax, int64_t n, AdamCoeffi
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      grad = grad / c.grad_scale;
-      g[i] = static_cast<T>(grad);
+      // Written back, and used as stored (rounded), as the CPU kernel's
+      // separate unscaling pass does.
+      g[i] = static_cast<T>(grad / c.grad_scale);
+      grad = static_cast<C>(g[i]);
     }
     const C pi = static_cast<C>(p[i]);
     const C gi = c.sign * grad + c.coupled_wd * pi;
@@ -61,8 +63,10 @@ __global__ void sgd_step(T* p, T* g, T* buf, int64_t n, SgdCoefficients<C> c) {
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      grad = grad / c.grad_scale;
-      g[i] = static_cast<T>(grad);
+      // Written back, and used as stored (rounded), as the CPU kernel's
+      // separate unscaling pass does.
+      g[i] = static_cast<T>(grad / c.grad_scale);
+      grad = static_cast<C>(g[i]);
     }
     const C pi = static_cast<C>(p[i]);
     C gi = c.sign * grad + pi * c.wd;
@@ -87,8 +91,10 @@ __global__ void adagrad_step(T* p, T* g, T* sum, int64_t n, AdagradCoefficients<
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      grad = grad / c.grad_scale;
-      g[i] = static_cast<T>(grad);
+      // Written back, and used as stored (rounded), as the CPU kernel's
+      // separate unscaling pass does.
+      g[i] = static_cast<T>(grad / c.grad_scale);
+      grad = static_cast<C>(g[i]);
     }
     const C pi = static_cast<C>(p[i]);
     const C gi = c.sign * grad + pi * c.wd;

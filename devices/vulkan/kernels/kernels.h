@@ -45,6 +45,8 @@ void register_creation_kernels(KernelRegistry& registry, DeviceType type);  // a
 void register_scan_kernel(KernelRegistry& registry, DeviceType type);       // scan
 void register_sort_kernel(KernelRegistry& registry, DeviceType type);       // sort
 void register_nonzero_kernel(KernelRegistry& registry, DeviceType type);    // nonzero
+// adam_step, sgd_step, adagrad_step (the fused optimizer steps)
+void register_optimizer_kernels(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_fill_kernel(registry, type);
@@ -73,6 +75,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_scan_kernel(registry, type);
   register_sort_kernel(registry, type);
   register_nonzero_kernel(registry, type);
+  register_optimizer_kernels(registry, type);
 }
 
 }  // namespace tessera::vulkan
