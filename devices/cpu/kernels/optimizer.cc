@@ -45,38 +45,56 @@ void unscale(T* grad, int64_t n, double grad_scale) {
 // The update loops below are uniform over the hyperparameters (a flag
 // becomes a coefficient: the gradient's sign, a weight decay of 0, a
 // parameter scale of 1), so the compiler vectorizes them.
+// The Adam update's coefficients, computed once per call in double.
+template <typename C>
+struct AdamCoefficients {
+  C sign, coupled_wd, param_scale, b2, eps, m_weight, v_weight, step_size, inv_correction2_sqrt;
+  bool lerp_from_start;
+};
+
+// Elements [begin, end): restrict-qualified and branch-free (the lerp's
+// two forms are a select), so GCC vectorizes it.
+template <typename T, typename C, bool kAmsgrad>
+void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
+                T* __restrict vmax, int64_t begin, int64_t end, const AdamCoefficients<C> c) {
+  for (int64_t i = begin; i < end; ++i) {
+    const C pi = static_cast<C>(p[i]);
+    const C gi = c.sign * static_cast<C>(g[i]) + c.coupled_wd * pi;
+    // lerp in PyTorch's two forms, exact at either end.
+    const C mi0 = static_cast<C>(m[i]);
+    const C from_start = mi0 + c.m_weight * (gi - mi0);
+    const C from_end = gi - (gi - mi0) * (C(1) - c.m_weight);
+    const C mi = c.lerp_from_start ? from_start : from_end;
+    m[i] = static_cast<T>(mi);
+    const C vi = static_cast<C>(v[i]) * c.b2 + c.v_weight * gi * gi;
+    v[i] = static_cast<T>(vi);
+    C second = vi;
+    if constexpr (kAmsgrad) {
+      second = std::max(static_cast<C>(vmax[i]), vi);
+      vmax[i] = static_cast<T>(second);
+    }
+    const C denom = std::sqrt(second) * c.inv_correction2_sqrt + c.eps;
+    p[i] = static_cast<T>(pi * c.param_scale - c.step_size * mi / denom);
+  }
+}
+
 template <typename T, bool kAmsgrad>
 void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamHyper& h,
                double step) {
   using C = opmath_t<T>;
-  const C sign = h.maximize ? C(-1) : C(1);
-  const C coupled_wd = h.decoupled_weight_decay ? C(0) : static_cast<C>(h.weight_decay);
-  const C param_scale =
-      static_cast<C>(h.decoupled_weight_decay ? 1.0 - h.lr * h.weight_decay : 1.0);
-  const C b2 = static_cast<C>(h.beta2), eps = static_cast<C>(h.eps);
-  const C m_weight = static_cast<C>(1.0 - h.beta1), v_weight = static_cast<C>(1.0 - h.beta2);
-  const bool lerp_from_start = m_weight < C(0.5);
-  const C step_size = static_cast<C>(h.lr / (1.0 - std::pow(h.beta1, step)));
-  const C inv_correction2_sqrt = static_cast<C>(1.0 / std::sqrt(1.0 - std::pow(h.beta2, step)));
+  AdamCoefficients<C> c;
+  c.sign = h.maximize ? C(-1) : C(1);
+  c.coupled_wd = h.decoupled_weight_decay ? C(0) : static_cast<C>(h.weight_decay);
+  c.param_scale = static_cast<C>(h.decoupled_weight_decay ? 1.0 - h.lr * h.weight_decay : 1.0);
+  c.b2 = static_cast<C>(h.beta2);
+  c.eps = static_cast<C>(h.eps);
+  c.m_weight = static_cast<C>(1.0 - h.beta1);
+  c.v_weight = static_cast<C>(1.0 - h.beta2);
+  c.lerp_from_start = c.m_weight < C(0.5);
+  c.step_size = static_cast<C>(h.lr / (1.0 - std::pow(h.beta1, step)));
+  c.inv_correction2_sqrt = static_cast<C>(1.0 / std::sqrt(1.0 - std::pow(h.beta2, step)));
   parallel_for_range(n, kElementwiseGrain / 4, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      const C pi = static_cast<C>(p[i]);
-      const C gi = sign * static_cast<C>(g[i]) + coupled_wd * pi;
-      // lerp in PyTorch's two forms, exact at either end.
-      const C mi0 = static_cast<C>(m[i]);
-      const C mi = lerp_from_start ? mi0 + m_weight * (gi - mi0)
-                                   : gi - (gi - mi0) * (C(1) - m_weight);
-      m[i] = static_cast<T>(mi);
-      const C vi = static_cast<C>(v[i]) * b2 + v_weight * gi * gi;
-      v[i] = static_cast<T>(vi);
-      C second = vi;
-      if constexpr (kAmsgrad) {
-        second = std::max(static_cast<C>(vmax[i]), vi);
-        vmax[i] = static_cast<T>(second);
-      }
-      const C denom = std::sqrt(second) * inv_correction2_sqrt + eps;
-      p[i] = static_cast<T>(pi * param_scale - step_size * mi / denom);
-    }
+    adam_range<T, C, kAmsgrad>(p, g, m, v, vmax, begin, end, c);
   });
 }
 
@@ -97,6 +115,36 @@ void adam_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor&
   });
 }
 
+// SGD's coefficients for one call.
+template <typename C>
+struct SgdCoefficients {
+  C sign, lr, wd, momentum, grad_weight;
+  bool first, nesterov;
+};
+
+// Elements [begin, end), restrict-qualified so that GCC vectorizes; buf is
+// null without momentum.
+template <typename T, typename C>
+void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t begin,
+               int64_t end, const SgdCoefficients<C> c) {
+  if (buf == nullptr) {
+    for (int64_t i = begin; i < end; ++i) {
+      const C pi = static_cast<C>(p[i]);
+      p[i] = static_cast<T>(pi - c.lr * (c.sign * static_cast<C>(g[i]) + pi * c.wd));
+    }
+    return;
+  }
+  for (int64_t i = begin; i < end; ++i) {
+    const C pi = static_cast<C>(p[i]);
+    const C gi = c.sign * static_cast<C>(g[i]) + pi * c.wd;
+    const C later = static_cast<C>(buf[i]) * c.momentum + c.grad_weight * gi;
+    const C bi = c.first ? gi : later;
+    buf[i] = static_cast<T>(bi);
+    const C with_nesterov = gi + c.momentum * bi;
+    p[i] = static_cast<T>(pi - c.lr * (c.nesterov ? with_nesterov : bi));
+  }
+}
+
 void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& momentum_buffer,
                      const SgdHyper& h, double grad_scale) {
   for_floating(param.dtype(), [&](auto tag) {
@@ -106,28 +154,31 @@ void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& 
     if (grad_scale != 0.0) unscale<T, C>(ptr<T>(grad), n, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad);
     T* buf = h.momentum != 0.0 ? ptr<T>(momentum_buffer) : nullptr;
-    const C sign = h.maximize ? C(-1) : C(1);
-    const C lr = static_cast<C>(h.lr), wd = static_cast<C>(h.weight_decay);
-    const C momentum = static_cast<C>(h.momentum);
-    const C grad_weight = static_cast<C>(1.0 - h.dampening);
-    const bool first = h.is_first_step, nesterov = h.nesterov;
+    const SgdCoefficients<C> c{h.maximize ? C(-1) : C(1), static_cast<C>(h.lr),
+                               static_cast<C>(h.weight_decay), static_cast<C>(h.momentum),
+                               static_cast<C>(1.0 - h.dampening), h.is_first_step, h.nesterov};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
-      if (buf == nullptr) {
-        for (int64_t i = begin; i < end; ++i) {
-          const C pi = static_cast<C>(p[i]);
-          p[i] = static_cast<T>(pi - lr * (sign * static_cast<C>(g[i]) + pi * wd));
-        }
-        return;
-      }
-      for (int64_t i = begin; i < end; ++i) {
-        const C pi = static_cast<C>(p[i]);
-        const C gi = sign * static_cast<C>(g[i]) + pi * wd;
-        const C bi = first ? gi : static_cast<C>(buf[i]) * momentum + grad_weight * gi;
-        buf[i] = static_cast<T>(bi);
-        p[i] = static_cast<T>(pi - lr * (nesterov ? gi + momentum * bi : bi));
-      }
+      sgd_range<T, C>(p, g, buf, begin, end, c);
     });
   });
+}
+
+// Adagrad's coefficients for one call.
+template <typename C>
+struct AdagradCoefficients {
+  C sign, wd, eps, clr;
+};
+
+template <typename T, typename C>
+void adagrad_range(T* __restrict p, const T* __restrict g, T* __restrict sum, int64_t begin,
+                   int64_t end, const AdagradCoefficients<C> c) {
+  for (int64_t i = begin; i < end; ++i) {
+    const C pi = static_cast<C>(p[i]);
+    const C gi = c.sign * static_cast<C>(g[i]) + pi * c.wd;
+    const C si = static_cast<C>(sum[i]) + gi * gi;
+    sum[i] = static_cast<T>(si);
+    p[i] = static_cast<T>(pi - c.clr * gi / (std::sqrt(si) + c.eps));
+  }
 }
 
 void adagrad_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& state_sum,
@@ -138,17 +189,11 @@ void adagrad_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tens
     const int64_t n = param.numel();
     if (grad_scale != 0.0) unscale<T, C>(ptr<T>(grad), n, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad), *sum = ptr<T>(state_sum);
-    const C sign = h.maximize ? C(-1) : C(1);
-    const C wd = static_cast<C>(h.weight_decay), eps = static_cast<C>(h.eps);
-    const C clr = static_cast<C>(h.lr / (1.0 + (step - 1.0) * h.lr_decay));
+    const AdagradCoefficients<C> c{h.maximize ? C(-1) : C(1), static_cast<C>(h.weight_decay),
+                                   static_cast<C>(h.eps),
+                                   static_cast<C>(h.lr / (1.0 + (step - 1.0) * h.lr_decay))};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const C pi = static_cast<C>(p[i]);
-        const C gi = sign * static_cast<C>(g[i]) + pi * wd;
-        const C si = static_cast<C>(sum[i]) + gi * gi;
-        sum[i] = static_cast<T>(si);
-        p[i] = static_cast<T>(pi - clr * gi / (std::sqrt(si) + eps));
-      }
+      adagrad_range<T, C>(p, g, sum, begin, end, c);
     });
   });
 }
