@@ -191,3 +191,16 @@ def test_lstm_language_model_trains_like_cpu(device):
         assert_close(losses[1], losses[0])
     for (name, p_dev), (_, p_cpu) in zip(model_dev.named_parameters(), model_cpu.named_parameters()):
         assert_close(p_dev, p_cpu)
+
+
+@every_device
+def test_lstm_projects_each_layers_inputs_once(device):
+    # bridge/csrc/ops/lstm_sequence.cc: one input GEMM per layer and
+    # direction for the whole sequence, then one hidden GEMM per step.
+    lstm = nn.LSTM(6, 8, num_layers=2, bidirectional=True).to(device)
+    x = torch.randn(7, 3, 6, device=device)
+    with torch.profiler.profile() as prof:
+        lstm(x)
+    calls = {e.key: e.count for e in prof.key_averages()}
+    assert calls.get("aten::matmul") == 4
+    assert calls.get("aten::mm") == 4 + 2 * 2 * 7  # the four projections inside matmul

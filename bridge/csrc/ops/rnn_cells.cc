@@ -48,12 +48,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell(
     const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& cx,
     const std::optional<at::Tensor>& input_bias, const std::optional<at::Tensor>& hidden_bias) {
   check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, cx, 4);
-  const auto chunks = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias).chunk(4, 1);
-  const at::Tensor i = chunks[0].sigmoid(), f = chunks[1].sigmoid();
-  const at::Tensor g = chunks[2].tanh(), o = chunks[3].sigmoid();
+  // The activations run on whole contiguous blocks (the devices' vector
+  // paths): sigmoid over all four gates, then g's quarter replaced by its
+  // tanh. The result is the workspace as it stands.
+  const at::Tensor gates = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias);
+  const int64_t hidden = cx.size(1);
+  at::Tensor activated = gates.sigmoid();
+  activated.narrow(1, 2 * hidden, hidden).copy_(gates.narrow(1, 2 * hidden, hidden).contiguous().tanh());
+  const auto chunks = activated.chunk(4, 1);
+  const at::Tensor &i = chunks[0], &f = chunks[1], &g = chunks[2], &o = chunks[3];
   at::Tensor cy = f * cx + i * g;
   at::Tensor hy = o * cy.tanh();
-  return {std::move(hy), std::move(cy), at::cat({i, f, g, o}, 1)};
+  return {std::move(hy), std::move(cy), std::move(activated)};
 }
 
 // (grad of the gate pre-activations, grad of cx, grad of the bias).
