@@ -194,13 +194,14 @@ def test_lstm_language_model_trains_like_cpu(device):
 
 
 @every_device
-def test_lstm_projects_each_layers_inputs_once(device):
-    # bridge/csrc/ops/lstm_sequence.cc: one input GEMM per layer and
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU], ids=lambda c: c.__name__)
+def test_each_layers_inputs_are_projected_once(device, cls):
+    # bridge/csrc/ops/recurrent_sequence.cc: one input GEMM per layer and
     # direction for the whole sequence, then one hidden GEMM per step.
-    lstm = nn.LSTM(6, 8, num_layers=2, bidirectional=True).to(device)
+    rnn = cls(6, 8, num_layers=2, bidirectional=True).to(device)
     x = torch.randn(7, 3, 6, device=device)
     with torch.profiler.profile() as prof:
-        lstm(x)
+        rnn(x)
     calls = {e.key: e.count for e in prof.key_averages()}
     assert calls.get("aten::matmul") == 4
     assert calls.get("aten::mm") == 4 + 2 * 2 * 7  # the four projections inside matmul
