@@ -198,6 +198,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
   if (bh > 0 && a.l > 0 && a.s > 0) {
     const Tensor q = mul(in_dtype(query, cdt).reshape({bh, a.l, a.e}), Scalar(s));
     const Tensor k = per_query_head(key, a, cdt), v = per_query_head(value, a, cdt);
+    const Tensor k_scaled = mul(k, Scalar(s));  // dQ = scale dS K
     const Tensor go = in_dtype(grad_out, cdt).reshape({bh, a.l, a.ev});
     const Tensor lse = in_dtype(logsumexp_rows, cdt).reshape({bh, a.l});
     // rowsum(dO * O): the softmax backward's correction, per row.
@@ -208,13 +209,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
       const Tensor scores = block_scores(q, k, attn_bias, a, is_causal, r0, n, kend);
       const Tensor probs = block_probs(scores, lse.narrow(1, r0, n), attn_bias.defined());
       const Tensor go_rows = go.narrow(1, r0, n);
-      const Tensor k_used = k.narrow(1, 0, kend);
       Tensor dv_used = dv.narrow(1, 0, kend);
       add_out(dv_used, dv_used, bmm(probs.transpose(1, 2), go_rows));
-      const Tensor dp = bmm(go_rows, v.narrow(1, 0, kend).transpose(1, 2));
-      const Tensor ds = mul(probs, sub(dp, delta.narrow(1, r0, n).unsqueeze(2)));
+      // dS = P (dP - delta), in place in the fresh dP.
+      Tensor ds = bmm(go_rows, v.narrow(1, 0, kend).transpose(1, 2));
+      ds.add_(delta.narrow(1, r0, n).unsqueeze(2), Scalar(-1));
+      ds.mul_(probs);
       Tensor dq_rows = dq.narrow(1, r0, n);
-      dq_rows.copy_(mul(bmm(ds, k_used), Scalar(s)));
+      dq_rows.copy_(bmm(ds, k_scaled.narrow(1, 0, kend)));
       Tensor dk_used = dk.narrow(1, 0, kend);
       // q comes scaled: ds^T (q scale) = scale ds^T q.
       add_out(dk_used, dk_used, bmm(ds.transpose(1, 2), q.narrow(1, r0, n)));
