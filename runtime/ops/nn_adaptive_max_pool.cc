@@ -7,8 +7,8 @@
 // repeat changes neither the maximum nor which position holds it first),
 // and reduces it with max. The position the pass picks, combined with the
 // positions the earlier passes picked for that slice, gives the flat index
-// d * H * W + h * W + w of the first maximum in (d, h, w) order, as
-// PyTorch's kernel scans. The backward scatters each gradient to its index
+// d * H * W + h * W + w of the first maximum (the last NaN) in (d, h, w)
+// order, as PyTorch's kernel scans. The backward scatters each gradient to its index
 // through the 2-D max pooling backward over a flattened plane.
 #include <algorithm>
 #include <vector>
@@ -48,6 +48,19 @@ Tensor table_like(const Tensor& table, const Tensor& like, int64_t dim) {
   return table.view(view).expand(like.sizes());
 }
 
+// PyTorch's kernel keeps the first maximum but the last NaN of a window
+// (it takes an element when it is greater, or NaN). `pick` (max's first
+// extreme) becomes the last NaN's slot where the window holds one.
+Tensor last_nan_or(const Tensor& windows, int64_t dim, const Tensor& pick) {
+  const int64_t slots = windows.size(dim);
+  Shape along(static_cast<size_t>(windows.dim()), 1);
+  along[static_cast<size_t>(dim)] = slots;
+  const Tensor slot = arange(Scalar(slots), TensorOptions(DType::kI64, windows.device())).view(along);
+  const Tensor nan_slot = where(isnan(windows), slot, Scalar(int64_t{-1}));
+  const Tensor last_nan = std::get<0>(max(nan_slot, dim, /*keepdim=*/true));
+  return where(ge(last_nan, Scalar(int64_t{0})), last_nan, pick);
+}
+
 std::tuple<Tensor, Tensor> adaptive_max_pool(const char* op, const Tensor& input,
                                              const Shape& output_size, int64_t rank) {
   const Shape out = adaptive::check_sizes(op, input, output_size, rank);
@@ -68,6 +81,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool(const char* op, const Tensor& input
     split.insert(split.begin() + dim + 1, table.size(1));
     const Tensor windows = index_select(values, dim, table.view({-1})).view(split);
     auto [maxima, pick] = max(windows, dim + 1, /*keepdim=*/true);
+    pick = last_nan_or(windows, dim + 1, pick);
     const Tensor position = gather(table_like(table, windows, dim), dim + 1, pick).squeeze(dim + 1);
     flat = flat.defined() ? add(gather(flat, dim, position), mul(position, Scalar(inner)))
                           : position;

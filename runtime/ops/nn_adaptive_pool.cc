@@ -41,11 +41,8 @@ Tensor window_volumes(const std::vector<resample::Groups>& dims, DType dtype, De
   return t.to(device, dtype);
 }
 
-DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
-}
-
-Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+using nn_detail::compute_dtype;
+using nn_detail::in_dtype;
 
 Tensor adaptive_avg_pool(const char* op, const Tensor& input, const Shape& output_size,
                          int64_t rank) {

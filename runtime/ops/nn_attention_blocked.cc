@@ -3,9 +3,12 @@
 // of rows holds [block, S] scores (the block sized to a fixed budget), so
 // memory grows with the sequence, not its square; the forward keeps each
 // row's logsumexp, from which the backward recomputes the block's
-// probabilities (as flash attention does; here with the softmax kernel,
-// the logsumexp marking the rows that attend no key):
-//   P = softmax(S) = exp(S - lse), dV += P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)),
+// probabilities (as flash attention does). It recomputes them with the
+// softmax kernel rather than as exp(S - lse): the bridge hands PyTorch the
+// logsumexp in float32 whatever the dtype (its meta kernel says so), so
+// for float64 the saved value is too coarse; the logsumexp only marks the
+// rows that attend no key.
+//   P = softmax(S), dV += P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)),
 //   dQ = scale dS K, dK += scale dS^T Q.
 // With is_causal, query i attends keys j <= i, so a block of rows reads
 // only the keys up to its last row. Key and value heads may be fewer than
@@ -64,11 +67,8 @@ AttentionShape check_shapes(const char* op, const Tensor& q, const Tensor& k, co
   return a;
 }
 
-DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
-}
-
-Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+using nn_detail::compute_dtype;
+using nn_detail::in_dtype;
 
 // [B, Hk, S, D] as [B * H, S, D], each key/value head repeated for its
 // query heads.
@@ -186,6 +186,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
   TESSERA_CHECK(logsumexp_rows.sizes() == Shape({a.b, a.h, a.l}), ValueError, op,
                 ": expected logsumexp of size [", a.b, ", ", a.h, ", ", a.l, "], got ",
                 describe(logsumexp_rows));
+  for (const Tensor* t : {&grad_out, &out, &logsumexp_rows}) {
+    nn_detail::check_same_device(op, query, *t);
+  }
+  TESSERA_CHECK(grad_out.dtype() == query.dtype() && out.dtype() == query.dtype(), TypeError, op,
+                ": expected grad_out and out of query's dtype, got ", describe(grad_out), ", ",
+                describe(out), " for query ", describe(query));
+  TESSERA_CHECK(is_floating(logsumexp_rows.dtype()), TypeError, op,
+                ": expected a floating logsumexp, got ", describe(logsumexp_rows));
   const DType cdt = compute_dtype(query.dtype());
   const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(a.e)));
   TensorOptions opts(cdt, query.device());
@@ -194,7 +202,21 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
   Tensor dk = zeros({bh, a.s, a.e}, opts);
   Tensor dv = zeros({bh, a.s, a.ev}, opts);
   const bool bias_grad = output_mask[3] && attn_bias.defined();
-  Tensor dbias = bias_grad ? zeros({bh, a.l, a.s}, opts) : Tensor();
+  // The bias's gradient in its own (broadcast) shape, padded to 4 dims:
+  // each block's dS, summed over the dims the bias broadcasts along, adds
+  // into it, so memory stays that of the bias.
+  Shape bias4(4, 1);
+  Shape bias_reduced_dims;
+  Tensor dbias;
+  if (bias_grad) {
+    const Shape& bs = attn_bias.sizes();
+    const size_t lead = 4 - bs.size();
+    for (size_t d = 0; d < bs.size(); ++d) bias4[lead + d] = bs[d];
+    for (int64_t d = 0; d < 4; ++d) {
+      if (bias4[static_cast<size_t>(d)] == 1) bias_reduced_dims.push_back(d);
+    }
+    dbias = zeros(bias4, opts);
+  }
   if (bh > 0 && a.l > 0 && a.s > 0) {
     const Tensor q = mul(in_dtype(query, cdt).reshape({bh, a.l, a.e}), Scalar(s));
     const Tensor k = per_query_head(key, a, cdt), v = per_query_head(value, a, cdt);
@@ -221,8 +243,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
       // q comes scaled: ds^T (q scale) = scale ds^T q.
       add_out(dk_used, dk_used, bmm(ds.transpose(1, 2), q.narrow(1, r0, n)));
       if (bias_grad) {
-        Tensor db = dbias.narrow(1, r0, n).narrow(2, 0, kend);
-        db.copy_(ds);
+        Tensor block = ds.view({a.b, a.h, n, kend});
+        if (!bias_reduced_dims.empty()) block = sum(block, bias_reduced_dims, /*keepdim=*/true);
+        Tensor target = dbias;
+        if (bias4[2] != 1) target = target.narrow(2, r0, n);
+        if (bias4[3] != 1) target = target.narrow(3, 0, kend);
+        add_out(target, target, block);
       }
     }
   }
@@ -230,18 +256,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
   if (output_mask[0]) grad_q = in_dtype(dq.view({a.b, a.h, a.l, a.e}), query.dtype());
   if (output_mask[1]) grad_k = in_dtype(per_kv_head(dk, a), key.dtype());
   if (output_mask[2]) grad_v = in_dtype(per_kv_head(dv, a), value.dtype());
-  if (bias_grad) {
-    // Summed over the dims the bias was broadcast along.
-    Tensor g = dbias.view({a.b, a.h, a.l, a.s});
-    const Shape& bs = attn_bias.sizes();
-    const int64_t lead = 4 - static_cast<int64_t>(bs.size());
-    Shape dims;
-    for (int64_t d = 0; d < 4; ++d) {
-      if (d < lead || bs[static_cast<size_t>(d - lead)] == 1) dims.push_back(d);
-    }
-    if (!dims.empty()) g = sum(g, dims, /*keepdim=*/true);
-    grad_bias = in_dtype(g.reshape(bs), attn_bias.dtype());
-  }
+  if (bias_grad) grad_bias = in_dtype(dbias.reshape(attn_bias.sizes()), attn_bias.dtype());
   return {grad_q, grad_k, grad_v, grad_bias};
 }
 

@@ -46,6 +46,16 @@ inline void check_pool_indices(const char* op, const Tensor& indices, int64_t vo
                 shape_to_string(input.sizes()));
 }
 
+// The dtype an nn op computes in: float32 for the 16-bit floats (rounded
+// once at the end, as PyTorch's kernels), the input's own otherwise.
+inline DType compute_dtype(DType t) {
+  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
+}
+
+inline Tensor in_dtype(const Tensor& t, DType dtype) {
+  return t.dtype() == dtype ? t : t.to(dtype);
+}
+
 inline void check_same_device(const char* op, const Tensor& a, const Tensor& b) {
   TESSERA_CHECK(a.device() == b.device(), DeviceError, op,
                 ": expected all tensors on the same device, got ", describe(a), " and ",

@@ -236,8 +236,9 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
 // [B, Hk, S, Ev] with Hk dividing H (grouped-query attention); attn_bias
 // additive, of query's dtype, broadcast to [B, H, L, S], or undefined;
 // is_causal lets query i attend keys j <= i. Returns the output and each
-// row's logsumexp [B, H, L] (float32 for 16-bit inputs; +inf for a row with
-// no key to attend, whose output is zeros), which the backward takes.
+// row's logsumexp [B, H, L] (in the compute dtype: float32 for 16-bit
+// inputs, else the input's; +inf for a row with no key to attend, whose
+// output is zeros), which the backward takes in any floating dtype.
 std::tuple<Tensor, Tensor> attention_blocked(const Tensor& query, const Tensor& key,
                                              const Tensor& value, const Tensor& attn_bias = {},
                                              bool is_causal = false,

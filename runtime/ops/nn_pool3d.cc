@@ -80,11 +80,8 @@ Tensor shape_only(const Shape& sizes, DType dtype, Device device) {
   return empty({1}, TensorOptions(dtype, device)).expand(sizes);
 }
 
-DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
-}
-
-Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+using nn_detail::compute_dtype;
+using nn_detail::in_dtype;
 
 void check_grad(const char* op, const Tensor& grad_output, const Tensor& input,
                 const Shape& expected) {

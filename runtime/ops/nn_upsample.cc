@@ -21,6 +21,7 @@
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/gather_sum.h"
+#include "runtime/ops/nn_common.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/resample_weights.h"
 
@@ -65,11 +66,8 @@ std::string spatial_sizes(const Shape& sizes, size_t rank) {
   return s + ")";
 }
 
-DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
-}
-
-Tensor in_dtype(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : t.to(dtype); }
+using nn_detail::compute_dtype;
+using nn_detail::in_dtype;
 
 Tensor index_tensor(const resample::Groups& single_sources, Device device) {
   Tensor t = empty({static_cast<int64_t>(single_sources.size())},

@@ -103,7 +103,8 @@ void adam_composite(Tensor& p, Tensor& grad, Tensor& m, Tensor& v, Tensor& vmax,
   addcmul_(v, g, g, Scalar(1.0 - h.beta2));
   Tensor second = v;
   if (h.amsgrad) {
-    maximum_out(vmax, vmax, v);
+    // std::max(vmax, v), as the step kernels: a NaN v leaves vmax.
+    vmax.copy_(where(lt(vmax, v), v, vmax));
     second = vmax;
   }
   const double step_size = h.lr / (1.0 - std::pow(h.beta1, step));

@@ -36,10 +36,17 @@ def assert_same(actual, expected, what, **tolerances):
 
 
 def total(out):
-    """The sum of every floating output (some ops return several)."""
+    """A weighted sum of every floating output (some ops return several).
+    The weights are random but fixed by each output's shape, so a backward
+    that misplaces gradient entries shows (an all-ones gradient would not)."""
     leaves = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)
               and t.dtype.is_floating_point]
-    return sum(t.sum() for t in leaves)
+    terms = []
+    for t in leaves:
+        g = torch.Generator().manual_seed(t.numel())
+        weights = torch.rand(t.shape, generator=g, dtype=torch.float64) + 0.5
+        terms.append((t * weights.to(t.device, t.dtype)).sum())
+    return sum(terms)
 
 
 def describe(sample):

@@ -329,3 +329,13 @@ def test_margin_losses_of_a_scalar_input(device, reduction):
         assert out_dev.shape == out_cpu.shape == ()
         torch.testing.assert_close(out_dev.detach().cpu(), out_cpu.detach())
         torch.testing.assert_close(x_dev.grad.cpu(), x_cpu.grad)
+
+
+@every_device
+def test_unreduced_multi_margin_loss_has_the_targets_shape(device):
+    x = torch.randn(5)
+    for target in (torch.tensor(2), torch.tensor([2])):
+        expected = F.multi_margin_loss(x, target, reduction="none")
+        actual = F.multi_margin_loss(x.to(device), target.to(device), reduction="none")
+        assert actual.shape == expected.shape
+        torch.testing.assert_close(actual.cpu(), expected)

@@ -107,15 +107,12 @@ def test_tensor_lr(device):
 def test_non_contiguous_parameters_match_the_for_loop(device):
     # Strided views run the runtime's pointwise path; PyTorch's CPU fused
     # kernels treat such views as dense, so the for-loop is the reference.
-    def strided(dtype, seed=0):
-        g = torch.Generator().manual_seed(seed)
-        return [torch.randn(6, 8, generator=g).to(dtype)[:, ::2], torch.randn(4, 5).t()]
-
+    rng = torch.Generator().manual_seed(7)
     for cls, kwargs in (CONFIGS[1], CONFIGS[7], CONFIGS[10]):
-        base = [torch.randn(6, 8), torch.randn(4, 5)]
+        base = [torch.randn(6, 8, generator=rng), torch.randn(4, 5, generator=rng)]
         params = [base[0].to(device)[:, ::2], base[1].to(device).t()]
         expected = [base[0][:, ::2].clone(), base[1].t().clone()]
-        grads = [torch.randn(p.shape) for p in expected]
+        grads = [torch.randn(p.shape, generator=rng) for p in expected]
         opt = cls([p.requires_grad_() for p in params], fused=True, **kwargs)
         ref = cls([p.requires_grad_() for p in expected], foreach=False, **kwargs)
         torch_tessera.reset_fallback_stats()
@@ -150,6 +147,30 @@ def test_grad_scale_and_found_inf(device, found_inf):
     for got_list, want_list in zip(actual, call("cpu")):  # grads come back unscaled
         for got, want in zip(got_list, want_list):
             torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-6)
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_grad_scale_in_16_bit_floats(device, dtype):
+    # As PyTorch's fused kernels: the gradient is unscaled in float, written
+    # back rounded, and the update uses the unrounded value.
+    def call(dev):
+        g = torch.Generator().manual_seed(4)
+        lists = [[torch.randn(64, generator=g).to(dtype).to(dev) for _ in range(2)]
+                 for _ in range(5)]
+        lists[3] = [t.abs() for t in lists[3]]
+        steps = [torch.tensor(2.0, device=dev) for _ in range(2)]
+        torch._fused_adamw_(*lists, steps, lr=0.01, beta1=0.9, beta2=0.99, weight_decay=0.1,
+                            eps=1e-8, amsgrad=True, maximize=False,
+                            grad_scale=torch.tensor(3.0, device=dev))
+        return lists
+
+    torch_tessera.reset_fallback_stats()
+    actual = call(device)
+    assert_no_fallback()
+    for got_list, want_list in zip(actual, call("cpu")):
+        for got, want in zip(got_list, want_list):
+            torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0)
 
 
 @every_device

@@ -160,6 +160,22 @@ def test_max_pool3d_picks_the_first_maximum_as_the_cpu(device):
 
 
 @every_device
+def test_max_pools_pick_nans_as_the_cpu(device):
+    # PyTorch keeps a window's first maximum but its last NaN.
+    x = torch.arange(2 * 3 * 4 * 5 * 6, dtype=torch.float32).reshape(2, 3, 4, 5, 6) % 7
+    x[0, 0, 1, 2, 3] = x[0, 0, 1, 2, 5] = x[1, 2, 3, 4, 0] = float("nan")
+    x[0, 1, 0, 0, 0] = float("inf")
+    calls = [
+        lambda t: F.adaptive_max_pool3d(t, (3, 2, 4), return_indices=True),
+        lambda t: F.adaptive_max_pool2d(t[0], (3, 4), return_indices=True),
+        lambda t: F.adaptive_max_pool1d(t[0, 0], 4, return_indices=True),
+        lambda t: F.max_pool3d(t, 2, return_indices=True),
+    ]
+    for call in calls:
+        assert_same(call(x.to(device)), call(x), "nan")
+
+
+@every_device
 def test_pooling_out_forms(device):
     x = random_tensor((2, 3, 4, 5, 6), torch.float32, seed=5)
     out, idx = torch.empty(0, device=device), torch.empty(0, dtype=torch.long, device=device)

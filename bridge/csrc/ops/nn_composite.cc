@@ -197,7 +197,9 @@ at::Tensor composite_multi_margin(const at::Tensor& self, const at::Tensor& targ
   const MarginTerms t = margin_terms("multi_margin_loss", self, target, p, margin, weight);
   const at::Tensor powered = p.toLong() == 2 ? t.z * t.z : t.z;
   const at::Tensor loss = reduce((powered * t.scale).sum(1), reduction);  // [N] unreduced
-  return self.dim() == 0 ? loss.reshape({}) : loss;
+  // Unreduced, the loss has the target's shape (0-d for one target), as
+  // PyTorch's.
+  return reduction == at::Reduction::None ? loss.reshape(target.sizes()) : loss;
 }
 at::Tensor& composite_multi_margin_out(const at::Tensor& self, const at::Tensor& target,
                                        const at::Scalar& p, const at::Scalar& margin,
@@ -245,8 +247,10 @@ MultilabelTerms multilabel_terms(const char* op, const at::Tensor& self, const a
               ": expected input [C] or [N, C] (or a scalar) and a target of the same shape, got "
               "input ", self.sizes(), " and target ", target.sizes());
   // A 0-d input is one sample of one class, a 1-D one one sample.
+  TORCH_CHECK(target.scalar_type() == at::kLong, op, ": expected a target of dtype int64, got ",
+              target.scalar_type());
   const at::Tensor x = self.dim() == 2 ? self : self.reshape({1, -1});
-  const at::Tensor y = (self.dim() == 2 ? target : target.reshape({1, -1})).to(at::kLong);
+  const at::Tensor y = self.dim() == 2 ? target : target.reshape({1, -1});
   const int64_t classes = x.size(1);
   TORCH_CHECK(classes > 0, op, ": expected at least one class, got input ", self.sizes());
   const at::Tensor listed = (y >= 0).cumprod(1).to(at::kBool);

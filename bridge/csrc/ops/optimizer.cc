@@ -6,6 +6,7 @@
 //
 // The step counts (and a tensor lr) are read on the host, as PyTorch's own
 // CPU kernels read them: they may live on the CPU or on the device.
+#include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include <optional>
@@ -17,11 +18,13 @@
 namespace torch_tessera {
 namespace {
 
+// The step counts on the host, in one transfer (fused optimizers keep them
+// on the parameters' device).
 std::vector<double> step_values(at::TensorList steps) {
-  std::vector<double> values;
-  values.reserve(steps.size());
-  for (const at::Tensor& s : steps) values.push_back(s.item<double>());
-  return values;
+  if (steps.empty()) return {};
+  const at::Tensor host = at::stack(steps).reshape({-1}).to(at::kCPU, at::kDouble);
+  const double* v = host.data_ptr<double>();
+  return std::vector<double>(v, v + host.numel());
 }
 
 tessera::Tensor optional_runtime(const std::optional<at::Tensor>& t, const char* op) {

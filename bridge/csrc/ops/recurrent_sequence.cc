@@ -67,9 +67,10 @@ struct Stack {
   int64_t per_layer() const { return has_biases ? 4 : 2; }
 };
 
-// Whether this file serves the call: a batched input, one weight set of
-// the plain layout per layer and direction, a hidden state as wide as
-// the hidden weights (an LSTM projection makes it narrower).
+// Whether this file serves the call: a 3-D input of at least one time
+// step (at::stack needs one), one weight set of the plain layout per layer
+// and direction, a hidden state as wide as the hidden weights (an LSTM
+// projection makes it narrower).
 bool covered(const at::Tensor& input, const at::Tensor& h0, at::TensorList params,
              const Stack& s) {
   return input.dim() == 3 && input.size(s.batch_first ? 1 : 0) > 0 && s.num_layers > 0 &&
@@ -135,6 +136,12 @@ std::tuple<at::Tensor, at::Tensor> gru_sequence(const at::Tensor& input, const a
 }
 
 TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
+  m.impl("lstm.input", TORCH_FN(lstm_sequence));
+  m.impl("gru.input", TORCH_FN(gru_sequence));
+}
+
+// Under inference_mode the autograd keys are skipped: the same kernels.
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("lstm.input", TORCH_FN(lstm_sequence));
   m.impl("gru.input", TORCH_FN(gru_sequence));
 }

@@ -32,8 +32,10 @@ T* ptr(const Tensor& t) {
   return t.defined() ? static_cast<T*>(t.data_ptr()) : nullptr;
 }
 
-// grad /= scale in place (GradScaler's unscaling, which PyTorch's kernels
-// write back), as its own pass so that the update loops stay branch-free.
+// grad /= scale in place: GradScaler's unscaling, which PyTorch's kernels
+// write back. A pass of its own after the update, so that the update loops
+// stay branch-free: they divide by the scale themselves (by 1 without
+// one) and use the unrounded quotient, as PyTorch's kernels do.
 template <typename T, typename C>
 void unscale(T* grad, int64_t n, double grad_scale) {
   const C scale = static_cast<C>(grad_scale);
@@ -49,6 +51,7 @@ void unscale(T* grad, int64_t n, double grad_scale) {
 template <typename C>
 struct AdamCoefficients {
   C sign, coupled_wd, param_scale, b2, eps, m_weight, v_weight, step_size, inv_correction2_sqrt;
+  C grad_div;  // the grad_scale, or 1
   bool lerp_from_start;
 };
 
@@ -59,7 +62,7 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
                 T* __restrict vmax, int64_t begin, int64_t end, const AdamCoefficients<C> c) {
   for (int64_t i = begin; i < end; ++i) {
     const C pi = static_cast<C>(p[i]);
-    const C gi = c.sign * static_cast<C>(g[i]) + c.coupled_wd * pi;
+    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + c.coupled_wd * pi;
     // lerp in PyTorch's two forms, exact at either end.
     const C mi0 = static_cast<C>(m[i]);
     const C from_start = mi0 + c.m_weight * (gi - mi0);
@@ -80,7 +83,7 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
 
 template <typename T, bool kAmsgrad>
 void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamHyper& h,
-               double step) {
+               double step, double grad_scale) {
   using C = opmath_t<T>;
   AdamCoefficients<C> c;
   c.sign = h.maximize ? C(-1) : C(1);
@@ -91,6 +94,7 @@ void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamHyper
   c.m_weight = static_cast<C>(1.0 - h.beta1);
   c.v_weight = static_cast<C>(1.0 - h.beta2);
   c.lerp_from_start = c.m_weight < C(0.5);
+  c.grad_div = grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1);
   c.step_size = static_cast<C>(h.lr / (1.0 - std::pow(h.beta1, step)));
   c.inv_correction2_sqrt = static_cast<C>(1.0 / std::sqrt(1.0 - std::pow(h.beta2, step)));
   parallel_for_range(n, kElementwiseGrain / 4, [&](int64_t begin, int64_t end) {
@@ -104,14 +108,14 @@ void adam_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor&
   for_floating(param.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const int64_t n = param.numel();
-    if (grad_scale != 0.0) unscale<T, opmath_t<T>>(ptr<T>(grad), n, grad_scale);
     if (h.amsgrad) {
       adam_loop<T, true>(ptr<T>(param), ptr<T>(grad), ptr<T>(exp_avg), ptr<T>(exp_avg_sq),
-                         ptr<T>(max_exp_avg_sq), n, h, step);
+                         ptr<T>(max_exp_avg_sq), n, h, step, grad_scale);
     } else {
       adam_loop<T, false>(ptr<T>(param), ptr<T>(grad), ptr<T>(exp_avg), ptr<T>(exp_avg_sq),
-                          nullptr, n, h, step);
+                          nullptr, n, h, step, grad_scale);
     }
+    if (grad_scale != 0.0) unscale<T, opmath_t<T>>(ptr<T>(grad), n, grad_scale);
   });
 }
 
@@ -119,6 +123,7 @@ void adam_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor&
 template <typename C>
 struct SgdCoefficients {
   C sign, lr, wd, momentum, grad_weight;
+  C grad_div;  // the grad_scale, or 1
   bool first, nesterov;
 };
 
@@ -130,13 +135,13 @@ void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_
   if (buf == nullptr) {
     for (int64_t i = begin; i < end; ++i) {
       const C pi = static_cast<C>(p[i]);
-      p[i] = static_cast<T>(pi - c.lr * (c.sign * static_cast<C>(g[i]) + pi * c.wd));
+      p[i] = static_cast<T>(pi - c.lr * (c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd));
     }
     return;
   }
   for (int64_t i = begin; i < end; ++i) {
     const C pi = static_cast<C>(p[i]);
-    const C gi = c.sign * static_cast<C>(g[i]) + pi * c.wd;
+    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd;
     const C later = static_cast<C>(buf[i]) * c.momentum + c.grad_weight * gi;
     const C bi = c.first ? gi : later;
     buf[i] = static_cast<T>(bi);
@@ -151,15 +156,20 @@ void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& 
     using T = decltype(tag);
     using C = opmath_t<T>;
     const int64_t n = param.numel();
-    if (grad_scale != 0.0) unscale<T, C>(ptr<T>(grad), n, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad);
     T* buf = h.momentum != 0.0 ? ptr<T>(momentum_buffer) : nullptr;
-    const SgdCoefficients<C> c{h.maximize ? C(-1) : C(1), static_cast<C>(h.lr),
-                               static_cast<C>(h.weight_decay), static_cast<C>(h.momentum),
-                               static_cast<C>(1.0 - h.dampening), h.is_first_step, h.nesterov};
+    const SgdCoefficients<C> c{h.maximize ? C(-1) : C(1),
+                               static_cast<C>(h.lr),
+                               static_cast<C>(h.weight_decay),
+                               static_cast<C>(h.momentum),
+                               static_cast<C>(1.0 - h.dampening),
+                               grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1),
+                               h.is_first_step,
+                               h.nesterov};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
       sgd_range<T, C>(p, g, buf, begin, end, c);
     });
+    if (grad_scale != 0.0) unscale<T, C>(g, n, grad_scale);
   });
 }
 
@@ -167,6 +177,7 @@ void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& 
 template <typename C>
 struct AdagradCoefficients {
   C sign, wd, eps, clr;
+  C grad_div;  // the grad_scale, or 1
 };
 
 template <typename T, typename C>
@@ -174,7 +185,7 @@ void adagrad_range(T* __restrict p, const T* __restrict g, T* __restrict sum, in
                    int64_t end, const AdagradCoefficients<C> c) {
   for (int64_t i = begin; i < end; ++i) {
     const C pi = static_cast<C>(p[i]);
-    const C gi = c.sign * static_cast<C>(g[i]) + pi * c.wd;
+    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd;
     const C si = static_cast<C>(sum[i]) + gi * gi;
     sum[i] = static_cast<T>(si);
     p[i] = static_cast<T>(pi - c.clr * gi / (std::sqrt(si) + c.eps));
@@ -187,14 +198,15 @@ void adagrad_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tens
     using T = decltype(tag);
     using C = opmath_t<T>;
     const int64_t n = param.numel();
-    if (grad_scale != 0.0) unscale<T, C>(ptr<T>(grad), n, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad), *sum = ptr<T>(state_sum);
     const AdagradCoefficients<C> c{h.maximize ? C(-1) : C(1), static_cast<C>(h.weight_decay),
                                    static_cast<C>(h.eps),
-                                   static_cast<C>(h.lr / (1.0 + (step - 1.0) * h.lr_decay))};
+                                   static_cast<C>(h.lr / (1.0 + (step - 1.0) * h.lr_decay)),
+                                   grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1)};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
       adagrad_range<T, C>(p, g, sum, begin, end, c);
     });
+    if (grad_scale != 0.0) unscale<T, C>(g, n, grad_scale);
   });
 }
 

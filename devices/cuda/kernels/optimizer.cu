@@ -28,10 +28,9 @@ __global__ void adam_step(T* p, T* g, T* m, T* v, T* vmax, int64_t n, AdamCoeffi
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      // Written back, and used as stored (rounded), as the CPU kernel's
-      // separate unscaling pass does.
-      g[i] = static_cast<T>(grad / c.grad_scale);
-      grad = static_cast<C>(g[i]);
+      // As PyTorch's fused kernels: written back rounded, used unrounded.
+      grad = grad / c.grad_scale;
+      g[i] = static_cast<T>(grad);
     }
     const C pi = static_cast<C>(p[i]);
     const C gi = c.sign * grad + c.coupled_wd * pi;
@@ -63,10 +62,9 @@ __global__ void sgd_step(T* p, T* g, T* buf, int64_t n, SgdCoefficients<C> c) {
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      // Written back, and used as stored (rounded), as the CPU kernel's
-      // separate unscaling pass does.
-      g[i] = static_cast<T>(grad / c.grad_scale);
-      grad = static_cast<C>(g[i]);
+      // As PyTorch's fused kernels: written back rounded, used unrounded.
+      grad = grad / c.grad_scale;
+      g[i] = static_cast<T>(grad);
     }
     const C pi = static_cast<C>(p[i]);
     C gi = c.sign * grad + pi * c.wd;
@@ -91,10 +89,9 @@ __global__ void adagrad_step(T* p, T* g, T* sum, int64_t n, AdagradCoefficients<
        i += int64_t{gridDim.x} * blockDim.x) {
     C grad = static_cast<C>(g[i]);
     if (c.unscale) {
-      // Written back, and used as stored (rounded), as the CPU kernel's
-      // separate unscaling pass does.
-      g[i] = static_cast<T>(grad / c.grad_scale);
-      grad = static_cast<C>(g[i]);
+      // As PyTorch's fused kernels: written back rounded, used unrounded.
+      grad = grad / c.grad_scale;
+      g[i] = static_cast<T>(grad);
     }
     const C pi = static_cast<C>(p[i]);
     const C gi = c.sign * grad + pi * c.wd;

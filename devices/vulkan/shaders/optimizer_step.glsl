@@ -110,11 +110,12 @@ void main() {
   for (uint i = gl_GlobalInvocationID.x; i < p.numel; i += step) {
     const int at = int(i);
     float grad = load_element(p.grad_addr, at);
-    // The CPU kernel unscales in a pass of its own and the update reads
-    // the stored gradient back, so the update takes the value as stored.
+    // As PyTorch's fused kernels: the unscaled gradient is written back
+    // (rounded to the storage type) and the update uses it unrounded.
     if ((p.flags & kUnscale) != 0u) {
       precise float unscaled = grad / p.grad_scale;
-      grad = store_element(p.grad_addr, at, unscaled);
+      store_element(p.grad_addr, at, unscaled);
+      grad = unscaled;
     }
     if (kOptimizer == kAdam) {
       adam_update(at, grad);
