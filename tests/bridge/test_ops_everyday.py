@@ -23,12 +23,14 @@ import itertools
 import pytest
 import torch
 import torch_tessera
-from torch.utils._pytree import tree_flatten, tree_map
 
 from bridge_testing import assert_no_fallback
 
 pytest.importorskip("expecttest", reason="torch.testing._internal needs the expecttest package")
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
+
+from opinfo_testing import (  # noqa: E402
+    assert_same, compare_backward, describe, opinfo_name, to_device)
 
 # OpInfo calls torch.cross without dim and the deprecated upsample_* names.
 pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|dim arg):UserWarning")
@@ -59,31 +61,12 @@ COMPOSITE_OPS = [
 ]
 OPINFO_OPS = POINTWISE_OPS + COMPOSITE_OPS
 
-# Keyed "name" or "name.variant" (interpolate's modes are variants).
-OPS = {(f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name): op
-       for op in op_db}
+OPS = {opinfo_name(op): op for op in op_db}
 OPS = {name: OPS[name] for name in OPINFO_OPS}
 
 # Ops whose index among equal values PyTorch leaves unspecified: their
 # indices are checked by the values they pick.
 TIES_UNSPECIFIED = {"median", "kthvalue"}
-
-
-def to_device(tree, device):
-    return tree_map(lambda v: v.to(device) if isinstance(v, torch.Tensor) else v, tree)
-
-
-def assert_same(actual, expected, what):
-    actual_leaves, _ = tree_flatten(actual)
-    expected_leaves, _ = tree_flatten(expected)
-    assert len(actual_leaves) == len(expected_leaves), what
-    for a, e in zip(actual_leaves, expected_leaves):
-        if isinstance(e, torch.Tensor):
-            assert a.device.type == "tessera", what
-            assert a.dtype == e.dtype, what
-            torch.testing.assert_close(a.cpu(), e, equal_nan=True, msg=lambda m: f"{what}: {m}")
-        else:
-            assert a == e, what
 
 
 def assert_same_forward_backward(fn, x, device):
@@ -100,20 +83,6 @@ def assert_same_forward_backward(fn, x, device):
     assert_no_fallback()
 
 
-def total(out):
-    """The sum of every floating output (aminmax returns two)."""
-    leaves = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)
-              and t.dtype.is_floating_point]
-    return sum(t.sum() for t in leaves)
-
-
-def describe(sample):
-    def one(v):
-        return f"Tensor{list(v.shape)}:{v.dtype}" if isinstance(v, torch.Tensor) else repr(v)
-    return f"input={tree_map(one, sample.input)} args={tree_map(one, sample.args)} " \
-           f"kwargs={tree_map(one, sample.kwargs)}"
-
-
 def dtypes_of(op):
     """float32 always, then int64 where the op takes it, else float64."""
     supported = op.supported_dtypes("cpu")
@@ -123,10 +92,6 @@ def dtypes_of(op):
 def opinfo_cases(names):
     return [pytest.param(n, dt, id=f"{n}-{str(dt).split('.')[-1]}")
             for n in names for dt in dtypes_of(OPS[n])]
-
-
-def samples_of(name, samples, limit):
-    return itertools.islice(samples, limit)
 
 
 def by_picked_values(name, sample, out):
@@ -150,7 +115,7 @@ def by_picked_values(name, sample, out):
 def test_opinfo_forward_matches_cpu(device, name, dtype):
     op = OPS[name]
     compared = 0
-    for sample in samples_of(name, op.reference_inputs("cpu", dtype), MAX_SAMPLES):
+    for sample in itertools.islice(op.reference_inputs("cpu", dtype), MAX_SAMPLES):
         args = (sample.input, *sample.args)
         try:
             expected = op(*args, **sample.kwargs)
@@ -170,29 +135,7 @@ def test_opinfo_forward_matches_cpu(device, name, dtype):
 @every_device
 @pytest.mark.parametrize("name", [n for n in OPINFO_OPS if OPS[n].supports_autograd])
 def test_opinfo_backward_matches_cpu(device, name):
-    op = OPS[name]
-    compared = 0
-    samples = op.sample_inputs("cpu", torch.float32, requires_grad=True)
-    for sample in samples_of(name, samples, MAX_GRAD_SAMPLES):
-        leaves = [t for t in tree_flatten((sample.input, sample.args))[0]
-                  if isinstance(t, torch.Tensor) and t.requires_grad]
-        out = op(sample.input, *sample.args, **sample.kwargs)
-        grads = torch.autograd.grad(total(out), leaves, allow_unused=True)
-
-        moved = [t.detach().to(device).requires_grad_() for t in leaves]
-        swap = dict(zip(map(id, leaves), moved))
-        rebuilt = tree_map(lambda v: swap.get(id(v), v.to(device) if isinstance(v, torch.Tensor)
-                                              else v), (sample.input, sample.args, sample.kwargs))
-        torch_tessera.reset_fallback_stats()
-        out_dev = op(rebuilt[0], *rebuilt[1], **rebuilt[2])
-        grads_dev = torch.autograd.grad(total(out_dev), moved, allow_unused=True)
-        assert_no_fallback()
-        for g_dev, g in zip(grads_dev, grads):
-            assert (g_dev is None) == (g is None), describe(sample)
-            if g is not None:
-                assert_same(g_dev, g, describe(sample))
-        compared += 1
-    assert compared > 0
+    assert compare_backward(OPS[name], device, MAX_GRAD_SAMPLES) > 0
 
 
 # -- Dtype rules and call forms OpInfo does not sample.
