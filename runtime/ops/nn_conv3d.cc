@@ -65,8 +65,9 @@ Shape out_sizes(const char* op, const Tensor& input, const Tensor& weight, const
                 " to be divisible by groups at dimension 0");
   Shape out = {input.size(0), cout, 0, 0, 0};
   for (int i = 0; i < 3; ++i) {
-    const int64_t padded = input.size(2 + i) + 2 * p.padding[i];
-    const int64_t span = p.dilation[i] * (weight.size(2 + i) - 1) + 1;
+    const int64_t padded =
+        checked_add(input.size(2 + i), checked_mul(2, p.padding[i], op), op);
+    const int64_t span = checked_add(checked_mul(p.dilation[i], weight.size(2 + i) - 1, op), 1, op);
     TESSERA_CHECK(padded >= span, ValueError, op,
                   ": calculated padded input size per channel is smaller than the kernel size, "
                   "input ",
