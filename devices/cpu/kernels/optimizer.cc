@@ -10,6 +10,7 @@
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/optimizer_coefficients.h"
 
 namespace tessera::cpu {
 
@@ -44,19 +45,10 @@ void unscale(T* grad, int64_t n, double grad_scale) {
   });
 }
 
-// The update loops below are uniform over the hyperparameters (a flag
-// becomes a coefficient: the gradient's sign, a weight decay of 0, a
-// parameter scale of 1), so the compiler vectorizes them.
-// The Adam update's coefficients, computed once per call in double.
-template <typename C>
-struct AdamCoefficients {
-  C sign, coupled_wd, param_scale, b2, eps, m_weight, v_weight, step_size, inv_correction2_sqrt;
-  C grad_div;  // the grad_scale, or 1
-  bool lerp_from_start;
-};
+// The element loops: restrict-qualified and branch-free over the
+// coefficients (runtime/ops/optimizer_coefficients.h), so GCC vectorizes
+// them; loop-invariant choices are selects.
 
-// Elements [begin, end): restrict-qualified and branch-free (the lerp's
-// two forms are a select), so GCC vectorizes it.
 template <typename T, typename C, bool kAmsgrad>
 void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
                 T* __restrict vmax, int64_t begin, int64_t end, const AdamCoefficients<C> c) {
@@ -69,7 +61,7 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
     const C from_end = gi - (gi - mi0) * (C(1) - c.m_weight);
     const C mi = c.lerp_from_start ? from_start : from_end;
     m[i] = static_cast<T>(mi);
-    const C vi = static_cast<C>(v[i]) * c.b2 + c.v_weight * gi * gi;
+    const C vi = static_cast<C>(v[i]) * c.beta2 + c.v_weight * gi * gi;
     v[i] = static_cast<T>(vi);
     C second = vi;
     if constexpr (kAmsgrad) {
@@ -81,69 +73,41 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
   }
 }
 
-template <typename T, bool kAmsgrad>
-void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamHyper& h,
-               double step, double grad_scale) {
-  using C = opmath_t<T>;
-  AdamCoefficients<C> c;
-  c.sign = h.maximize ? C(-1) : C(1);
-  c.coupled_wd = h.decoupled_weight_decay ? C(0) : static_cast<C>(h.weight_decay);
-  c.param_scale = static_cast<C>(h.decoupled_weight_decay ? 1.0 - h.lr * h.weight_decay : 1.0);
-  c.b2 = static_cast<C>(h.beta2);
-  c.eps = static_cast<C>(h.eps);
-  c.m_weight = static_cast<C>(1.0 - h.beta1);
-  c.v_weight = static_cast<C>(1.0 - h.beta2);
-  c.lerp_from_start = c.m_weight < C(0.5);
-  c.grad_div = grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1);
-  c.step_size = static_cast<C>(h.lr / (1.0 - std::pow(h.beta1, step)));
-  c.inv_correction2_sqrt = static_cast<C>(1.0 / std::sqrt(1.0 - std::pow(h.beta2, step)));
-  parallel_for_range(n, kElementwiseGrain / 4, [&](int64_t begin, int64_t end) {
-    adam_range<T, C, kAmsgrad>(p, g, m, v, vmax, begin, end, c);
-  });
-}
-
 void adam_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& exp_avg,
                       Tensor& exp_avg_sq, Tensor& max_exp_avg_sq, const AdamHyper& h,
                       double step, double grad_scale) {
   for_floating(param.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    using C = opmath_t<T>;
     const int64_t n = param.numel();
-    if (h.amsgrad) {
-      adam_loop<T, true>(ptr<T>(param), ptr<T>(grad), ptr<T>(exp_avg), ptr<T>(exp_avg_sq),
-                         ptr<T>(max_exp_avg_sq), n, h, step, grad_scale);
-    } else {
-      adam_loop<T, false>(ptr<T>(param), ptr<T>(grad), ptr<T>(exp_avg), ptr<T>(exp_avg_sq),
-                          nullptr, n, h, step, grad_scale);
-    }
-    if (grad_scale != 0.0) unscale<T, opmath_t<T>>(ptr<T>(grad), n, grad_scale);
+    const auto c = adam_coefficients<C>(h, step, grad_scale);
+    T *p = ptr<T>(param), *g = ptr<T>(grad), *m = ptr<T>(exp_avg), *v = ptr<T>(exp_avg_sq);
+    T* vmax = h.amsgrad ? ptr<T>(max_exp_avg_sq) : nullptr;
+    parallel_for_range(n, kElementwiseGrain / 4, [&](int64_t begin, int64_t end) {
+      if (vmax != nullptr) adam_range<T, C, true>(p, g, m, v, vmax, begin, end, c);
+      else adam_range<T, C, false>(p, g, m, v, nullptr, begin, end, c);
+    });
+    if (grad_scale != 0.0) unscale<T, C>(g, n, grad_scale);
   });
 }
 
-// SGD's coefficients for one call.
-template <typename C>
-struct SgdCoefficients {
-  C sign, lr, wd, momentum, grad_weight;
-  C grad_div;  // the grad_scale, or 1
-  bool first, nesterov;
-};
-
-// Elements [begin, end), restrict-qualified so that GCC vectorizes; buf is
-// null without momentum.
+// buf is null without momentum.
 template <typename T, typename C>
 void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t begin,
                int64_t end, const SgdCoefficients<C> c) {
   if (buf == nullptr) {
     for (int64_t i = begin; i < end; ++i) {
       const C pi = static_cast<C>(p[i]);
-      p[i] = static_cast<T>(pi - c.lr * (c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd));
+      const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.weight_decay;
+      p[i] = static_cast<T>(pi - c.lr * gi);
     }
     return;
   }
   for (int64_t i = begin; i < end; ++i) {
     const C pi = static_cast<C>(p[i]);
-    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd;
+    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.weight_decay;
     const C later = static_cast<C>(buf[i]) * c.momentum + c.grad_weight * gi;
-    const C bi = c.first ? gi : later;
+    const C bi = c.first_step ? gi : later;
     buf[i] = static_cast<T>(bi);
     const C with_nesterov = gi + c.momentum * bi;
     p[i] = static_cast<T>(pi - c.lr * (c.nesterov ? with_nesterov : bi));
@@ -156,16 +120,9 @@ void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& 
     using T = decltype(tag);
     using C = opmath_t<T>;
     const int64_t n = param.numel();
+    const auto c = sgd_coefficients<C>(h, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad);
     T* buf = h.momentum != 0.0 ? ptr<T>(momentum_buffer) : nullptr;
-    const SgdCoefficients<C> c{h.maximize ? C(-1) : C(1),
-                               static_cast<C>(h.lr),
-                               static_cast<C>(h.weight_decay),
-                               static_cast<C>(h.momentum),
-                               static_cast<C>(1.0 - h.dampening),
-                               grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1),
-                               h.is_first_step,
-                               h.nesterov};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
       sgd_range<T, C>(p, g, buf, begin, end, c);
     });
@@ -173,19 +130,12 @@ void sgd_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tensor& 
   });
 }
 
-// Adagrad's coefficients for one call.
-template <typename C>
-struct AdagradCoefficients {
-  C sign, wd, eps, clr;
-  C grad_div;  // the grad_scale, or 1
-};
-
 template <typename T, typename C>
 void adagrad_range(T* __restrict p, const T* __restrict g, T* __restrict sum, int64_t begin,
                    int64_t end, const AdagradCoefficients<C> c) {
   for (int64_t i = begin; i < end; ++i) {
     const C pi = static_cast<C>(p[i]);
-    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.wd;
+    const C gi = c.sign * (static_cast<C>(g[i]) / c.grad_div) + pi * c.weight_decay;
     const C si = static_cast<C>(sum[i]) + gi * gi;
     sum[i] = static_cast<T>(si);
     p[i] = static_cast<T>(pi - c.clr * gi / (std::sqrt(si) + c.eps));
@@ -198,11 +148,8 @@ void adagrad_step_kernel(const KernelContext&, Tensor& param, Tensor& grad, Tens
     using T = decltype(tag);
     using C = opmath_t<T>;
     const int64_t n = param.numel();
+    const auto c = adagrad_coefficients<C>(h, step, grad_scale);
     T *p = ptr<T>(param), *g = ptr<T>(grad), *sum = ptr<T>(state_sum);
-    const AdagradCoefficients<C> c{h.maximize ? C(-1) : C(1), static_cast<C>(h.weight_decay),
-                                   static_cast<C>(h.eps),
-                                   static_cast<C>(h.lr / (1.0 + (step - 1.0) * h.lr_decay)),
-                                   grad_scale != 0.0 ? static_cast<C>(grad_scale) : C(1)};
     parallel_for_range(n, kElementwiseGrain / 2, [&](int64_t begin, int64_t end) {
       adagrad_range<T, C>(p, g, sum, begin, end, c);
     });

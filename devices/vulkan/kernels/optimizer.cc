@@ -16,6 +16,7 @@
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/optimizer_coefficients.h"
 
 namespace tessera::vulkan {
 namespace {
@@ -121,17 +122,17 @@ void adam_step_kernel(const KernelContext& ctx, Tensor& param, Tensor& grad, Ten
   }
   OptimizerStepParams p =
       base_params(param, grad, {&exp_avg, &exp_avg_sq, &max_exp_avg_sq}, grad_scale);
-  p.sign = h.maximize ? -1.0f : 1.0f;
-  p.weight_decay = h.decoupled_weight_decay ? 0.0f : static_cast<float>(h.weight_decay);
-  p.param_scale =
-      static_cast<float>(h.decoupled_weight_decay ? 1.0 - h.lr * h.weight_decay : 1.0);
-  p.beta2 = static_cast<float>(h.beta2);
-  p.eps = static_cast<float>(h.eps);
-  p.m_weight = static_cast<float>(1.0 - h.beta1);
-  p.v_weight = static_cast<float>(1.0 - h.beta2);
-  if (p.m_weight < 0.5f) p.flags |= kLerpFromStart;
-  p.lr = static_cast<float>(h.lr / (1.0 - std::pow(h.beta1, step)));
-  p.inv_correction2_sqrt = static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(h.beta2, step)));
+  const auto c = adam_coefficients<float>(h, step, grad_scale);
+  p.sign = c.sign;
+  p.weight_decay = c.coupled_wd;
+  p.param_scale = c.param_scale;
+  p.beta2 = c.beta2;
+  p.eps = c.eps;
+  p.m_weight = c.m_weight;
+  p.v_weight = c.v_weight;
+  if (c.lerp_from_start) p.flags |= kLerpFromStart;
+  p.lr = c.step_size;
+  p.inv_correction2_sqrt = c.inv_correction2_sqrt;
   launch_step(ctx, Optimizer::kAdam, h.amsgrad, param, p);
 }
 
@@ -146,13 +147,14 @@ void sgd_step_kernel(const KernelContext& ctx, Tensor& param, Tensor& grad, Tens
   const Tensor no_buffer;
   OptimizerStepParams p =
       base_params(param, grad, {with_buffer ? &momentum_buffer : &no_buffer}, grad_scale);
-  p.sign = h.maximize ? -1.0f : 1.0f;
-  p.lr = static_cast<float>(h.lr);
-  p.weight_decay = static_cast<float>(h.weight_decay);
-  p.momentum = static_cast<float>(h.momentum);
-  p.grad_weight = static_cast<float>(1.0 - h.dampening);
-  if (h.is_first_step) p.flags |= kFirstStep;
-  if (h.nesterov) p.flags |= kNesterov;
+  const auto c = sgd_coefficients<float>(h, grad_scale);
+  p.sign = c.sign;
+  p.lr = c.lr;
+  p.weight_decay = c.weight_decay;
+  p.momentum = c.momentum;
+  p.grad_weight = c.grad_weight;
+  if (c.first_step) p.flags |= kFirstStep;
+  if (c.nesterov) p.flags |= kNesterov;
   launch_step(ctx, Optimizer::kSgd, with_buffer, param, p);
 }
 
@@ -164,10 +166,11 @@ void adagrad_step_kernel(const KernelContext& ctx, Tensor& param, Tensor& grad, 
     return;
   }
   OptimizerStepParams p = base_params(param, grad, {&state_sum}, grad_scale);
-  p.sign = h.maximize ? -1.0f : 1.0f;
-  p.weight_decay = static_cast<float>(h.weight_decay);
-  p.eps = static_cast<float>(h.eps);
-  p.lr = static_cast<float>(h.lr / (1.0 + (step - 1.0) * h.lr_decay));
+  const auto c = adagrad_coefficients<float>(h, step, grad_scale);
+  p.sign = c.sign;
+  p.weight_decay = c.weight_decay;
+  p.eps = c.eps;
+  p.lr = c.clr;
   launch_step(ctx, Optimizer::kAdagrad, false, param, p);
 }
 
