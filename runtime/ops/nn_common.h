@@ -46,6 +46,54 @@ inline void check_pool_indices(const char* op, const Tensor& indices, int64_t vo
                 shape_to_string(input.sizes()));
 }
 
+// The windows of a max or average pooling over the last `rank` (2 or 3)
+// dims of input [N, C, spatial...]: kernel, stride (empty: the kernel),
+// padding and dilation with single entries applied to every dim, checked
+// as PyTorch checks them, and the output's sizes [N, C, pooled...]. The
+// effective kernel that bounds the padding includes the dilation for max
+// pooling only.
+struct PoolWindows {
+  Shape kernel, stride, padding, dilation;
+  Shape out;
+};
+
+inline PoolWindows pool_windows(const char* op, const Tensor& input, int64_t rank,
+                                const Shape& kernel_size, const Shape& stride,
+                                const Shape& padding, const Shape& dilation, bool ceil_mode,
+                                bool is_max) {
+  auto spatial = [&](const char* name, const Shape& s) {
+    return rank == 2 ? pair_arg(op, name, s) : triple_arg(op, name, s);
+  };
+  PoolWindows w;
+  w.kernel = spatial("kernel_size", kernel_size);
+  w.stride = stride.empty() ? w.kernel : spatial("stride", stride);
+  w.padding = spatial("padding", padding);
+  w.dilation = spatial("dilation", dilation);
+  w.out = {input.size(0), input.size(1)};
+  const int64_t first = input.dim() - rank;
+  bool empty = false;
+  for (int64_t i = 0; i < rank; ++i) {
+    const size_t d = static_cast<size_t>(i);
+    TESSERA_CHECK(w.kernel[d] > 0, ValueError, op, ": kernel_size must be greater than zero, got ",
+                  shape_to_string(kernel_size));
+    TESSERA_CHECK(w.stride[d] > 0, ValueError, op, ": stride must be greater than zero, got ",
+                  shape_to_string(stride));
+    TESSERA_CHECK(w.dilation[d] > 0, ValueError, op,
+                  ": dilation must be greater than zero, got ", shape_to_string(dilation));
+    const int64_t effective = is_max ? (w.kernel[d] - 1) * w.dilation[d] + 1 : w.kernel[d];
+    TESSERA_CHECK(w.padding[d] >= 0 && w.padding[d] <= effective / 2, ValueError, op,
+                  ": pad should be at most half of effective kernel size, but got pad=",
+                  shape_to_string(padding), ", kernel_size=", shape_to_string(kernel_size),
+                  " and dilation=", shape_to_string(dilation));
+    w.out.push_back(pooled_size(input.size(first + i), w.kernel[d], w.padding[d], w.stride[d],
+                                w.dilation[d], ceil_mode));
+    empty = empty || w.out.back() < 1;
+  }
+  TESSERA_CHECK(!empty, ValueError, op, ": given input size ", shape_to_string(input.sizes()),
+                ", calculated output size ", shape_to_string(w.out), " is too small");
+  return w;
+}
+
 // The dtype an nn op computes in: float32 for the 16-bit floats (rounded
 // once at the end, as PyTorch's kernels), the input's own otherwise.
 inline DType compute_dtype(DType t) {

@@ -11,40 +11,13 @@ namespace tessera {
 
 namespace {
 
-struct PoolParams {
-  Shape kernel, stride, padding, dilation;
-  Shape out;  // [N, C, Ho, Wo]
-};
+using PoolParams = nn_detail::PoolWindows;
 
 PoolParams check_pool(const char* op, const Tensor& input4, const Shape& kernel_size,
                       const Shape& stride, const Shape& padding, const Shape& dilation,
                       bool ceil_mode, bool is_max) {
-  PoolParams p;
-  p.kernel = nn_detail::pair_arg(op, "kernel_size", kernel_size);
-  p.stride = stride.empty() ? p.kernel : nn_detail::pair_arg(op, "stride", stride);
-  p.padding = nn_detail::pair_arg(op, "padding", padding);
-  p.dilation = nn_detail::pair_arg(op, "dilation", dilation);
-  p.out = {input4.size(0), input4.size(1), 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    TESSERA_CHECK(p.kernel[i] > 0, ValueError, op, ": kernel_size must be greater than zero, got ",
-                  shape_to_string(kernel_size));
-    TESSERA_CHECK(p.stride[i] > 0, ValueError, op, ": stride must be greater than zero, got ",
-                  shape_to_string(stride));
-    TESSERA_CHECK(p.dilation[i] > 0, ValueError, op,
-                  ": dilation must be greater than zero, got ", shape_to_string(dilation));
-    const int64_t effective = is_max ? (p.kernel[i] - 1) * p.dilation[i] + 1 : p.kernel[i];
-    TESSERA_CHECK(p.padding[i] >= 0 && p.padding[i] <= effective / 2, ValueError, op,
-                  ": pad should be at most half of effective kernel size, but got pad=",
-                  p.padding[i], ", kernel_size=", p.kernel[i], " and dilation=", p.dilation[i]);
-    const int64_t in = input4.size(2 + i);
-    p.out[2 + i] = nn_detail::pooled_size(in, p.kernel[i], p.padding[i], p.stride[i], p.dilation[i], ceil_mode);
-    TESSERA_CHECK(p.out[2 + i] >= 1, ValueError, op, ": given input size ",
-                  shape_to_string(input4.sizes()), ", calculated output size [", p.out[2], ", ",
-                  nn_detail::pooled_size(input4.size(3), p.kernel[1], p.padding[1], p.stride[1],
-                              p.dilation[1], ceil_mode),
-                  "] is too small");
-  }
-  return p;
+  return nn_detail::pool_windows(op, input4, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                                 is_max);
 }
 
 Tensor as_4d(const char* op, const Tensor& input) {

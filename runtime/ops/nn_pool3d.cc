@@ -23,39 +23,13 @@ namespace tessera {
 
 namespace {
 
-struct Pool3dParams {
-  Shape kernel, stride, padding, dilation;
-  Shape out;  // [N, C, Do, Ho, Wo]
-};
+using Pool3dParams = nn_detail::PoolWindows;
 
 Pool3dParams check_pool(const char* op, const Tensor& in5, const Shape& kernel_size,
                         const Shape& stride, const Shape& padding, const Shape& dilation,
                         bool ceil_mode, bool is_max) {
-  Pool3dParams p;
-  p.kernel = nn_detail::triple_arg(op, "kernel_size", kernel_size);
-  p.stride = stride.empty() ? p.kernel : nn_detail::triple_arg(op, "stride", stride);
-  p.padding = nn_detail::triple_arg(op, "padding", padding);
-  p.dilation = nn_detail::triple_arg(op, "dilation", dilation);
-  p.out = {in5.size(0), in5.size(1), 0, 0, 0};
-  for (int i = 0; i < 3; ++i) {
-    TESSERA_CHECK(p.kernel[i] > 0, ValueError, op, ": kernel_size must be greater than zero, got ",
-                  shape_to_string(kernel_size));
-    TESSERA_CHECK(p.stride[i] > 0, ValueError, op, ": stride must be greater than zero, got ",
-                  shape_to_string(stride));
-    TESSERA_CHECK(p.dilation[i] > 0, ValueError, op,
-                  ": dilation must be greater than zero, got ", shape_to_string(dilation));
-    const int64_t effective = is_max ? (p.kernel[i] - 1) * p.dilation[i] + 1 : p.kernel[i];
-    TESSERA_CHECK(p.padding[i] >= 0 && p.padding[i] <= effective / 2, ValueError, op,
-                  ": pad should be at most half of effective kernel size, but got pad=",
-                  shape_to_string(padding), ", kernel_size=", shape_to_string(kernel_size),
-                  " and dilation=", shape_to_string(dilation));
-    p.out[2 + i] = nn_detail::pooled_size(in5.size(2 + i), p.kernel[i], p.padding[i],
-                                          p.stride[i], p.dilation[i], ceil_mode);
-  }
-  TESSERA_CHECK(p.out[2] >= 1 && p.out[3] >= 1 && p.out[4] >= 1, ValueError, op,
-                ": given input size ", shape_to_string(in5.sizes()), ", calculated output size ",
-                shape_to_string(p.out), " is too small");
-  return p;
+  return nn_detail::pool_windows(op, in5, 3, kernel_size, stride, padding, dilation, ceil_mode,
+                                 is_max);
 }
 
 Tensor as_5d(const char* op, const Tensor& input) {
