@@ -1,6 +1,7 @@
 // conv2d and its backward: the front ends (validation, output sizes,
 // unbatched inputs) over the Conv2d / Conv2dBackward kernels.
 #include "runtime/core/error.h"
+#include "runtime/ops/conv_checks.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/nn_common.h"
@@ -8,82 +9,15 @@
 
 namespace tessera {
 
-namespace {
-
-struct ConvParams {
-  Shape stride, padding, dilation;
-};
-
-ConvParams check_params(const char* op, const Shape& stride, const Shape& padding,
-                        const Shape& dilation, int64_t groups) {
-  ConvParams p{nn_detail::pair_arg(op, "stride", stride), nn_detail::pair_arg(op, "padding", padding),
-               nn_detail::pair_arg(op, "dilation", dilation)};
-  for (int i = 0; i < 2; ++i) {
-    TESSERA_CHECK(p.stride[i] > 0, ValueError, op, ": non-positive stride is not supported, got ",
-                  shape_to_string(stride));
-    TESSERA_CHECK(p.padding[i] >= 0, ValueError, op, ": negative padding is not supported, got ",
-                  shape_to_string(padding));
-    TESSERA_CHECK(p.dilation[i] > 0, ValueError, op,
-                  ": dilation should be greater than zero, got ", shape_to_string(dilation));
-  }
-  TESSERA_CHECK(groups > 0, ValueError, op, ": non-positive groups is not supported, got ", groups);
-  return p;
-}
-
-// Checks input [N, Cin, H, W] against weight and returns out's sizes.
-Shape conv_out_sizes(const char* op, const Tensor& input, const Tensor& weight,
-                     const ConvParams& p, int64_t groups) {
-  TESSERA_CHECK(weight.dim() == 4, ValueError, op, ": expected a 4-D weight, got ",
-                describe(weight));
-  const int64_t cout = weight.size(0), cin_g = weight.size(1);
-  TESSERA_CHECK(input.size(1) == cin_g * groups, ValueError, op, ": given groups=", groups,
-                ", weight of size ", shape_to_string(weight.sizes()), ", expected input",
-                shape_to_string(input.sizes()), " to have ", cin_g * groups,
-                " channels, but got ", input.size(1), " channels instead");
-  TESSERA_CHECK(cout % groups == 0, ValueError, op, ": given groups=", groups,
-                ", expected weight ", shape_to_string(weight.sizes()),
-                " to be divisible by groups at dimension 0");
-  Shape out = {input.size(0), cout, 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    const int64_t padded = input.size(2 + i) + 2 * p.padding[i];
-    const int64_t span = p.dilation[i] * (weight.size(2 + i) - 1) + 1;
-    TESSERA_CHECK(padded >= span, ValueError, op, ": calculated padded input size per channel (",
-                  input.size(2) + 2 * p.padding[0], " x ", input.size(3) + 2 * p.padding[1],
-                  ") is smaller than the kernel size (", weight.size(2), " x ", weight.size(3),
-                  "), input ", shape_to_string(input.sizes()), ", weight ",
-                  shape_to_string(weight.sizes()));
-    out[2 + i] = (padded - span) / p.stride[i] + 1;
-  }
-  return out;
-}
-
-void check_tensors(const char* op, const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  nn_detail::check_same_device(op, input, weight);
-  TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op,
-                ": bool inputs are not supported, got ", describe(input));
-  TESSERA_CHECK(input.dtype() == weight.dtype(), TypeError, op,
-                ": input and weight must have the same dtype, got ", describe(input), " and ",
-                describe(weight));
-  if (bias.defined()) {
-    nn_detail::check_same_device(op, input, bias);
-    TESSERA_CHECK(bias.dtype() == input.dtype(), TypeError, op,
-                  ": input and bias must have the same dtype, got ", describe(input), " and ",
-                  describe(bias));
-    TESSERA_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), ValueError, op,
-                  ": expected bias of shape [", weight.size(0), "], got ", describe(bias));
-  }
-}
-
-}  // namespace
-
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, const Shape& stride,
               const Shape& padding, const Shape& dilation, int64_t groups) {
   const char* op = "conv2d";
   TESSERA_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, op,
                 ": expected 3D (unbatched) or 4D (batched) input, got input of size ",
                 shape_to_string(input.sizes()));
-  check_tensors(op, input, weight, bias);
-  const ConvParams p = check_params(op, stride, padding, dilation, groups);
+  nn_detail::check_conv_tensors(op, input, weight, bias);
+  const nn_detail::ConvParams p =
+      nn_detail::check_conv_params(op, 2, stride, padding, dilation, groups);
   if (!is_floating(input.dtype())) {
     // Integer convolutions (PyTorch's CPU has them) run in float64 and are
     // exact while every partial sum stays below 2^53; beyond that PyTorch
@@ -95,7 +29,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
   }
   const bool batched = input.dim() == 4;
   Tensor in4 = batched ? input : input.unsqueeze(0);
-  Shape out_sizes = conv_out_sizes(op, in4, weight, p, groups);
+  Shape out_sizes = nn_detail::conv_out_sizes(op, in4, weight, p);
   Tensor out = empty(out_sizes, TensorOptions(input.dtype(), input.device()));
   if (out.numel() > 0) {
     if (in4.size(1) == 0) {  // empty sums: bias only
@@ -116,13 +50,14 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         std::array<bool, 3> output_mask) {
   const char* op = "convolution_backward";
   TESSERA_CHECK(input.dim() == 4, ValueError, op, ": expected a 4-D input, got ", describe(input));
-  check_tensors(op, input, weight, Tensor());
+  nn_detail::check_conv_tensors(op, input, weight, Tensor());
   nn_detail::check_same_device(op, input, grad_output);
   TESSERA_CHECK(grad_output.dtype() == input.dtype(), TypeError, op,
                 ": grad_output and input must have the same dtype, got ", describe(grad_output),
                 " and ", describe(input));
-  const ConvParams p = check_params(op, stride, padding, dilation, groups);
-  Shape out_sizes = conv_out_sizes(op, input, weight, p, groups);
+  const nn_detail::ConvParams p =
+      nn_detail::check_conv_params(op, 2, stride, padding, dilation, groups);
+  Shape out_sizes = nn_detail::conv_out_sizes(op, input, weight, p);
   TESSERA_CHECK(grad_output.sizes() == out_sizes, ValueError, op, ": expected grad_output of size ",
                 shape_to_string(out_sizes), ", got ", shape_to_string(grad_output.sizes()));
   TensorOptions opts(input.dtype(), input.device());

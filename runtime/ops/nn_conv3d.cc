@@ -13,6 +13,7 @@
 // its depths.
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
+#include "runtime/ops/conv_checks.h"
 #include "runtime/ops/nn_common.h"
 #include "runtime/ops/ops.h"
 
@@ -20,64 +21,7 @@ namespace tessera {
 
 namespace {
 
-struct Conv3dParams {
-  Shape stride, padding, dilation;
-  int64_t groups;
-};
-
-Conv3dParams check_params(const char* op, const Shape& stride, const Shape& padding,
-                          const Shape& dilation, int64_t groups) {
-  Conv3dParams p{nn_detail::triple_arg(op, "stride", stride),
-                 nn_detail::triple_arg(op, "padding", padding),
-                 nn_detail::triple_arg(op, "dilation", dilation), groups};
-  for (int i = 0; i < 3; ++i) {
-    TESSERA_CHECK(p.stride[i] > 0, ValueError, op, ": non-positive stride is not supported, got ",
-                  shape_to_string(stride));
-    TESSERA_CHECK(p.padding[i] >= 0, ValueError, op, ": negative padding is not supported, got ",
-                  shape_to_string(padding));
-    TESSERA_CHECK(p.dilation[i] > 0, ValueError, op,
-                  ": dilation should be greater than zero, got ", shape_to_string(dilation));
-  }
-  TESSERA_CHECK(groups > 0, ValueError, op, ": non-positive groups is not supported, got ", groups);
-  return p;
-}
-
-void check_tensors(const char* op, const Tensor& input, const Tensor& weight) {
-  nn_detail::check_same_device(op, input, weight);
-  TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op,
-                ": bool inputs are not supported, got ", describe(input));
-  TESSERA_CHECK(input.dtype() == weight.dtype(), TypeError, op,
-                ": input and weight must have the same dtype, got ", describe(input), " and ",
-                describe(weight));
-  TESSERA_CHECK(weight.dim() == 5, ValueError, op, ": expected a 5-D weight, got ",
-                describe(weight));
-}
-
-// Checks input [N, Cin, D, H, W] against weight; returns the output sizes.
-Shape out_sizes(const char* op, const Tensor& input, const Tensor& weight, const Conv3dParams& p) {
-  const int64_t cout = weight.size(0), cin_g = weight.size(1);
-  TESSERA_CHECK(input.size(1) == cin_g * p.groups, ValueError, op, ": given groups=", p.groups,
-                ", weight of size ", shape_to_string(weight.sizes()), ", expected input",
-                shape_to_string(input.sizes()), " to have ", cin_g * p.groups,
-                " channels, but got ", input.size(1), " channels instead");
-  TESSERA_CHECK(cout % p.groups == 0, ValueError, op, ": given groups=", p.groups,
-                ", expected weight ", shape_to_string(weight.sizes()),
-                " to be divisible by groups at dimension 0");
-  Shape out = {input.size(0), cout, 0, 0, 0};
-  for (int i = 0; i < 3; ++i) {
-    const int64_t padded =
-        checked_add(input.size(2 + i), checked_mul(2, p.padding[i], op), op);
-    const int64_t span = checked_add(checked_mul(p.dilation[i], weight.size(2 + i) - 1, op), 1, op);
-    TESSERA_CHECK(padded >= span, ValueError, op,
-                  ": calculated padded input size per channel is smaller than the kernel size, "
-                  "input ",
-                  shape_to_string(input.sizes()), ", weight ", shape_to_string(weight.sizes()),
-                  ", padding ", shape_to_string(p.padding), ", dilation ",
-                  shape_to_string(p.dilation));
-    out[2 + i] = (padded - span) / p.stride[i] + 1;
-  }
-  return out;
-}
+using Conv3dParams = nn_detail::ConvParams;
 
 // x_padded (contiguous [N, C, Dp, H, W]) seen as [N, Dout, g, kD, Cg, H, W]:
 // the strided windows that become X'.
@@ -125,17 +69,9 @@ Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, con
               const Shape& padding, const Shape& dilation, int64_t groups) {
   const char* op = "conv3d";
   const Tensor in5 = as_5d(op, input);
-  check_tensors(op, in5, weight);
-  if (bias.defined()) {
-    nn_detail::check_same_device(op, input, bias);
-    TESSERA_CHECK(bias.dtype() == input.dtype(), TypeError, op,
-                  ": input and bias must have the same dtype, got ", describe(input), " and ",
-                  describe(bias));
-    TESSERA_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0), ValueError, op,
-                  ": expected bias of shape [", weight.size(0), "], got ", describe(bias));
-  }
-  const Conv3dParams p = check_params(op, stride, padding, dilation, groups);
-  const Shape sizes = out_sizes(op, in5, weight, p);
+  nn_detail::check_conv_tensors(op, in5, weight, bias);
+  const Conv3dParams p = nn_detail::check_conv_params(op, 3, stride, padding, dilation, groups);
+  const Shape sizes = nn_detail::conv_out_sizes(op, in5, weight, p);
   checked_numel(sizes, op);
   const int64_t n = sizes[0], cout = sizes[1], dout = sizes[2];
   const Tensor x_padded = pad_depth(in5, p.padding[0]);
@@ -153,13 +89,13 @@ std::tuple<Tensor, Tensor, Tensor> conv3d_backward(const Tensor& grad_output, co
                                                    std::array<bool, 3> output_mask) {
   const char* op = "conv3d_backward";
   TESSERA_CHECK(input.dim() == 5, ValueError, op, ": expected a 5-D input, got ", describe(input));
-  check_tensors(op, input, weight);
+  nn_detail::check_conv_tensors(op, input, weight, Tensor());
   nn_detail::check_same_device(op, input, grad_output);
   TESSERA_CHECK(grad_output.dtype() == input.dtype(), TypeError, op,
                 ": grad_output and input must have the same dtype, got ", describe(grad_output),
                 " and ", describe(input));
-  const Conv3dParams p = check_params(op, stride, padding, dilation, groups);
-  const Shape sizes = out_sizes(op, input, weight, p);
+  const Conv3dParams p = nn_detail::check_conv_params(op, 3, stride, padding, dilation, groups);
+  const Shape sizes = nn_detail::conv_out_sizes(op, input, weight, p);
   TESSERA_CHECK(grad_output.sizes() == sizes, ValueError, op, ": expected grad_output of size ",
                 shape_to_string(sizes), ", got ", shape_to_string(grad_output.sizes()));
   const int64_t n = sizes[0], cout = sizes[1], dout = sizes[2], kd = weight.size(2);

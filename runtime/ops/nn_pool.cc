@@ -11,15 +11,6 @@ namespace tessera {
 
 namespace {
 
-using PoolParams = nn_detail::PoolWindows;
-
-PoolParams check_pool(const char* op, const Tensor& input4, const Shape& kernel_size,
-                      const Shape& stride, const Shape& padding, const Shape& dilation,
-                      bool ceil_mode, bool is_max) {
-  return nn_detail::pool_windows(op, input4, 2, kernel_size, stride, padding, dilation, ceil_mode,
-                                 is_max);
-}
-
 Tensor as_4d(const char* op, const Tensor& input) {
   TESSERA_CHECK(input.dim() == 3 || input.dim() == 4, ValueError, op,
                 ": expected 3D or 4D input, got ", describe(input));
@@ -44,7 +35,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Sh
   Tensor in4 = as_4d(op, input);
   TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op, ": not supported for bool, got ",
                 describe(input));
-  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, dilation, ceil_mode, true);
+  nn_detail::PoolWindows p =
+      nn_detail::pool_windows(op, in4, 2, kernel_size, stride, padding, dilation, ceil_mode, true);
   Tensor out = empty(p.out, TensorOptions(input.dtype(), input.device()));
   Tensor idx = empty(p.out, TensorOptions(DType::kI64, input.device()));
   if (out.numel() > 0) {
@@ -118,7 +110,8 @@ Tensor avg_pool2d(const Tensor& input, const Shape& kernel_size, const Shape& st
   Tensor in4 = as_4d(op, input);
   check_avg_dtype(op, input);
   const int64_t divisor = divisor_arg(op, divisor_override);
-  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, {1}, ceil_mode, false);
+  nn_detail::PoolWindows p =
+      nn_detail::pool_windows(op, in4, 2, kernel_size, stride, padding, {1}, ceil_mode, false);
   Tensor out = empty(p.out, TensorOptions(input.dtype(), input.device()));
   if (out.numel() > 0) {
     call_kernel<kernels::AvgPool2d>(input.device(), out, in4, p.kernel, p.stride, p.padding,
@@ -139,7 +132,8 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& input,
                 ": grad_output and input must have the same dtype, got ", describe(grad_output),
                 " and ", describe(input));
   const int64_t divisor = divisor_arg(op, divisor_override);
-  PoolParams p = check_pool(op, in4, kernel_size, stride, padding, {1}, ceil_mode, false);
+  nn_detail::PoolWindows p =
+      nn_detail::pool_windows(op, in4, 2, kernel_size, stride, padding, {1}, ceil_mode, false);
   Tensor g4 = input.dim() == 4 ? grad_output : grad_output.unsqueeze(0);
   TESSERA_CHECK(g4.sizes() == p.out, ValueError, op, ": expected grad_output of size ",
                 shape_to_string(drop_batch(p.out, input.dim() == 4)), ", got ",

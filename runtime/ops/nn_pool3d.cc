@@ -23,15 +23,6 @@ namespace tessera {
 
 namespace {
 
-using Pool3dParams = nn_detail::PoolWindows;
-
-Pool3dParams check_pool(const char* op, const Tensor& in5, const Shape& kernel_size,
-                        const Shape& stride, const Shape& padding, const Shape& dilation,
-                        bool ceil_mode, bool is_max) {
-  return nn_detail::pool_windows(op, in5, 3, kernel_size, stride, padding, dilation, ceil_mode,
-                                 is_max);
-}
-
 Tensor as_5d(const char* op, const Tensor& input) {
   TESSERA_CHECK(input.defined(), ValueError, op, ": undefined input");
   TESSERA_CHECK(input.dim() == 4 || input.dim() == 5, ValueError, op,
@@ -76,7 +67,8 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const Sh
   const Tensor in5 = as_5d(op, input);
   TESSERA_CHECK(input.dtype() != DType::kBool, TypeError, op, ": not supported for bool, got ",
                 describe(input));
-  const Pool3dParams p = check_pool(op, in5, kernel_size, stride, padding, dilation, ceil_mode, true);
+  const nn_detail::PoolWindows p =
+      nn_detail::pool_windows(op, in5, 3, kernel_size, stride, padding, dilation, ceil_mode, true);
   const int64_t n = in5.size(0), c = in5.size(1), d = in5.size(2), h = in5.size(3), w = in5.size(4);
   const int64_t od = p.out[2], oh = p.out[3], ow = p.out[4];
   checked_numel(p.out, op);
@@ -136,12 +128,13 @@ struct AvgArgs {
   std::optional<int64_t> divisor_override;
 };
 
-Pool3dParams check_avg(const char* op, const Tensor& in5, const AvgArgs& a) {
+nn_detail::PoolWindows check_avg(const char* op, const Tensor& in5, const AvgArgs& a) {
   TESSERA_CHECK(is_floating(in5.dtype()), TypeError, op,
                 ": only floating dtypes are supported, got ", describe(in5));
   TESSERA_CHECK(!a.divisor_override || *a.divisor_override != 0, ValueError, op,
                 ": divisor must be not zero");
-  return check_pool(op, in5, a.kernel_size, a.stride, a.padding, {1}, a.ceil_mode, false);
+  return nn_detail::pool_windows(
+      op, in5, 3, a.kernel_size, a.stride, a.padding, {1}, a.ceil_mode, false);
 }
 
 // With an override, the (H, W) pass sums (divisor 1) and the depth pass
@@ -158,7 +151,7 @@ Tensor avg_pool3d(const Tensor& input, const Shape& kernel_size, const Shape& st
   const char* op = "avg_pool3d";
   const Tensor in5 = as_5d(op, input);
   const AvgArgs a{kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override};
-  const Pool3dParams p = check_avg(op, in5, a);
+  const nn_detail::PoolWindows p = check_avg(op, in5, a);
   checked_numel(p.out, op);
   const int64_t n = in5.size(0), c = in5.size(1), d = in5.size(2), h = in5.size(3), w = in5.size(4);
   const int64_t oh = p.out[3], ow = p.out[4];
@@ -181,7 +174,7 @@ Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& input,
   const char* op = "avg_pool3d_backward";
   const Tensor in5 = as_5d(op, input);
   const AvgArgs a{kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override};
-  const Pool3dParams p = check_avg(op, in5, a);
+  const nn_detail::PoolWindows p = check_avg(op, in5, a);
   check_grad(op, grad_output, input, drop_batch(p.out, input.dim() == 5));
   const int64_t n = in5.size(0), c = in5.size(1), d = in5.size(2), h = in5.size(3), w = in5.size(4);
   const int64_t od = p.out[2], oh = p.out[3], ow = p.out[4];
