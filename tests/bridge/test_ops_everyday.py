@@ -18,7 +18,6 @@ follow.
 """
 
 import copy
-import itertools
 
 import pytest
 import torch
@@ -30,7 +29,7 @@ pytest.importorskip("expecttest", reason="torch.testing._internal needs the expe
 from torch.testing._internal.common_methods_invocations import op_db  # noqa: E402
 
 from opinfo_testing import (  # noqa: E402
-    assert_same, compare_backward, describe, opinfo_name, to_device)
+    assert_same, compare_backward, compare_forward, opinfo_name)
 
 # OpInfo calls torch.cross without dim and the deprecated upsample_* names.
 pytestmark = pytest.mark.filterwarnings("ignore:.*(deprecated|dim arg):UserWarning")
@@ -113,23 +112,11 @@ def by_picked_values(name, sample, out):
 @every_device
 @pytest.mark.parametrize("name,dtype", opinfo_cases(OPINFO_OPS))
 def test_opinfo_forward_matches_cpu(device, name, dtype):
-    op = OPS[name]
-    compared = 0
-    for sample in itertools.islice(op.reference_inputs("cpu", dtype), MAX_SAMPLES):
-        args = (sample.input, *sample.args)
-        try:
-            expected = op(*args, **sample.kwargs)
-        except (RuntimeError, TypeError, ValueError, IndexError):
-            continue  # the reference rejects the sample
-        torch_tessera.reset_fallback_stats()
-        actual = op(*to_device(args, device), **to_device(sample.kwargs, device))
-        assert_no_fallback()
-        if name in TIES_UNSPECIFIED and isinstance(expected, tuple):
-            actual = by_picked_values(name, sample, actual)
-            expected = by_picked_values(name, sample, expected)
-        assert_same(actual, expected, describe(sample))
-        compared += 1
-    assert compared > 0
+    def picked(sample, out):
+        return by_picked_values(name, sample, out) if isinstance(out, tuple) else out
+
+    comparable = picked if name in TIES_UNSPECIFIED else None
+    assert compare_forward(OPS[name], device, dtype, MAX_SAMPLES, comparable=comparable) > 0
 
 
 @every_device
