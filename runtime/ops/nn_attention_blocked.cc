@@ -15,13 +15,18 @@
 // the query heads (grouped-query attention): query head h reads head
 // h / (H / Hk), and their gradients sum over the group. 16-bit floats
 // compute in float32. Composed of bmm, logsumexp, exp and pointwise ops,
-// so every device runs it natively.
+// so every device runs it natively; a device with the fused kernels
+// (AttentionForward/AttentionBackward: one pass over each score tile, in
+// cache) runs those instead for float32 compute, unless the bias's own
+// gradient is asked for.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/nn_common.h"
 #include "runtime/ops/ops.h"
 
@@ -138,6 +143,14 @@ Tensor safe_lse(const Tensor& lse) {
   return where(isneginf(lse), Scalar(std::numeric_limits<double>::infinity()), lse);
 }
 
+// The bias as the fused kernels take it: in the compute dtype (converted
+// before it is broadcast, so no [B, H, L, S] copy), viewed as
+// [B, H, L, S].
+Tensor fused_bias(const Tensor& bias, const AttentionShape& a, DType dtype) {
+  if (!bias.defined()) return {};
+  return in_dtype(bias, dtype).expand({a.b, a.h, a.l, a.s});
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> attention_blocked(const Tensor& query, const Tensor& key,
@@ -150,6 +163,15 @@ std::tuple<Tensor, Tensor> attention_blocked(const Tensor& query, const Tensor& 
   const DType cdt = compute_dtype(query.dtype());
   const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(a.e)));
   TensorOptions opts(cdt, query.device());
+  if (cdt == DType::kF32 && a.b * a.h > 0 && a.l > 0 && a.s > 0) {
+    Tensor out = empty({a.b, a.h, a.l, a.ev}, opts), lse = empty({a.b, a.h, a.l}, opts);
+    if (try_call_kernel<kernels::AttentionForward>(
+            query.device(), out, lse, in_dtype(query, cdt).contiguous(),
+            in_dtype(key, cdt).contiguous(), in_dtype(value, cdt).contiguous(),
+            fused_bias(attn_bias, a, cdt), is_causal, s)) {
+      return {in_dtype(out, query.dtype()), lse};
+    }
+  }
   Tensor out = zeros({a.b * a.h, a.l, a.ev}, opts);
   Tensor lse = empty({a.b * a.h, a.l}, opts);
   if (a.l > 0 && a.s == 0) lse.fill_(Scalar(std::numeric_limits<double>::infinity()));
@@ -216,6 +238,24 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
       if (bias4[static_cast<size_t>(d)] == 1) bias_reduced_dims.push_back(d);
     }
     dbias = zeros(bias4, opts);
+  }
+  if (cdt == DType::kF32 && !bias_grad && bh > 0 && a.l > 0 && a.s > 0) {
+    Tensor gq = empty({a.b, a.h, a.l, a.e}, opts);
+    Tensor gk = empty({a.b, a.h, a.s, a.e}, opts), gv = empty({a.b, a.h, a.s, a.ev}, opts);
+    if (try_call_kernel<kernels::AttentionBackward>(
+            query.device(), gq, gk, gv, in_dtype(grad_out, cdt).contiguous(),
+            in_dtype(query, cdt).contiguous(), in_dtype(key, cdt).contiguous(),
+            in_dtype(value, cdt).contiguous(), fused_bias(attn_bias, a, cdt),
+            in_dtype(out, cdt).contiguous(), in_dtype(logsumexp_rows, cdt).contiguous(),
+            is_causal, s)) {
+      Tensor grad_q, grad_k, grad_v;
+      if (output_mask[0]) grad_q = in_dtype(gq, query.dtype());
+      if (output_mask[1]) grad_k = in_dtype(per_kv_head(gk.view({bh, a.s, a.e}), a), key.dtype());
+      if (output_mask[2]) {
+        grad_v = in_dtype(per_kv_head(gv.view({bh, a.s, a.ev}), a), value.dtype());
+      }
+      return {grad_q, grad_k, grad_v, Tensor()};
+    }
   }
   if (bh > 0 && a.l > 0 && a.s > 0) {
     const Tensor q = mul(in_dtype(query, cdt).reshape({bh, a.l, a.e}), Scalar(s));

@@ -57,15 +57,28 @@ def compare(device, q, k, v, tolerance=None, **kwargs):
 
 @every_device
 @pytest.mark.parametrize("case", ["plain", "causal", "causal_long_query", "gqa", "scale",
-                                  "value_dim", "one_key", "long_block"])
+                                  "value_dim", "one_key", "long_block", "causal_tiles"])
 def test_matches_cpu(device, case):
     shapes = {"plain": {}, "causal": {"s": 37}, "causal_long_query": {"l": 45, "s": 30},
               "gqa": {"h": 6, "hk": 2}, "scale": {}, "value_dim": {"ev": 24},
-              "one_key": {"s": 1}, "long_block": {"b": 2, "h": 8, "hk": 8, "l": 300, "s": 1024}}[case]
-    kwargs = {"is_causal": case.startswith("causal"), "enable_gqa": case == "gqa"}
+              "one_key": {"s": 1}, "long_block": {"b": 2, "h": 8, "hk": 8, "l": 300, "s": 1024},
+              "causal_tiles": {"h": 4, "hk": 2, "l": 300, "s": 520}}[case]
+    kwargs = {"is_causal": case.startswith("causal"), "enable_gqa": shapes.get("hk", 4) != shapes.get("h", 4)}
     if case == "scale":
         kwargs["scale"] = 0.3
     compare(device, *inputs(**shapes), **kwargs)
+
+
+@every_device
+def test_a_nan_query_row_gives_nan_in_that_row_only(device):
+    q, k, v = inputs(l=200, s=300)
+    q[0, 1, 70, 3] = float("nan")
+    for is_causal in (False, True):
+        expected = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        out = F.scaled_dot_product_attention(q.to(device), k.to(device), v.to(device),
+                                             is_causal=is_causal).cpu()
+        assert out[0, 1, 70].isnan().all() and expected[0, 1, 70].isnan().all()
+        torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
 @every_device

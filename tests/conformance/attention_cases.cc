@@ -226,6 +226,21 @@ std::vector<Sample> attention_samples(DType t) {
     out.push_back(attention_sample(
         "blocks of 16 rows, causal, grouped-query [2, 4, 40, 4] x [2, 2, 32768, 4]",
         {in({2, 4, 40, 4}), in({2, 2, 32768, 4}), in({2, 2, 32768, 4})}, {}, true));
+    // Fused kernels tile the scores (the CPU's: 64 query rows by 256
+    // keys): these cross several tiles both ways, with the causal diagonal
+    // inside a tile and on a tile's edge, and a bias over many tiles
+    // with a row that attends nothing.
+    out.push_back(attention_sample("tiles: causal, L < S [1, 2, 300, 8] x [1, 2, 600, 8]",
+                                   {in({1, 2, 300, 8}), in({1, 2, 600, 8}), in({1, 2, 600, 5})},
+                                   {}, true));
+    out.push_back(attention_sample("tiles: causal, L > S, grouped-query [1, 4, 530, 8] x [1, 2, 257, 8]",
+                                   {in({1, 4, 530, 8}), in({1, 2, 257, 8}), in({1, 2, 257, 8})},
+                                   {}, true));
+    Tensor tile_bias = make_input({260, 520}, DType::kF64, seed++, -2, 2);
+    tile_bias.select(0, 200).fill_(-kInf);
+    out.push_back(attention_sample("tiles: bias [L, S] with a row all -inf [2, 2, 260, 8] x [2, 2, 520, 8]",
+                                   {in({2, 2, 260, 8}), in({2, 2, 520, 8}), in({2, 2, 520, 4})},
+                                   tile_bias.to(t)));
   }
   return out;
 }

@@ -8,12 +8,14 @@ void register_conv_forward_kernels(KernelRegistry& registry, DeviceType type);  
 void register_conv_backward_kernels(KernelRegistry& registry, DeviceType type);  // conv_backward.cc
 void register_pool_kernels(KernelRegistry& registry, DeviceType type);           // nn_pool.cc
 void register_embedding_loss_kernels(KernelRegistry& registry, DeviceType type); // nn_embedding_loss.cc
+void register_attention_kernels(KernelRegistry& registry, DeviceType type);      // nn_attention.cc
 
 void register_nn_kernels(KernelRegistry& registry, DeviceType type) {
   register_conv_forward_kernels(registry, type);
   register_conv_backward_kernels(registry, type);
   register_pool_kernels(registry, type);
   register_embedding_loss_kernels(registry, type);
+  register_attention_kernels(registry, type);
 }
 
 }  // namespace tessera::cpu

@@ -1,8 +1,9 @@
-// Kernel signatures: conv2d, pooling, embedding, nll_loss and their
-// backward. See kernel_signatures.h for the conventions. The linear
-// algebra ops (addmm, baddbmm, dot, mv, outer, linear) and
-// scaled_dot_product_attention are composites over Bmm, softmax and
-// pointwise ops, so they need no kernel of their own.
+// Kernel signatures: conv2d, pooling, embedding, nll_loss, fused
+// attention and their backward. See kernel_signatures.h for the
+// conventions. The linear algebra ops (addmm, baddbmm, dot, mv, outer,
+// linear) are composites over Bmm and pointwise ops, so they need no
+// kernel of their own; fused attention's kernels are optional (a device
+// without them runs attention_blocked's composite over Bmm and softmax).
 #pragma once
 
 #include "runtime/core/scalar.h"
@@ -110,6 +111,36 @@ struct NllLossBackward {
   using Fn = void (*)(const KernelContext&, Tensor& grad_input, const Tensor& grad_out,
                       const Tensor& target, const Tensor& weight, Reduction reduction,
                       int64_t ignore_index, const Tensor& total_weight);
+};
+
+// Fused attention, float32 only: out [B, H, L, Ev] = softmax(scale *
+// query key^T + bias) value for query [B, H, L, E], key [B, Hk, S, E] and
+// value [B, Hk, S, Ev], all contiguous, L and S nonzero; query head h
+// reads key/value head h / (H / Hk) (grouped-query attention). bias is
+// undefined or an additive [B, H, L, S] of any strides (0 where it
+// broadcasts). With is_causal, query i attends keys j <= i only. lse
+// [B, H, L] = each row's logsumexp of its scores, +inf for a row that
+// attends no key (every score -inf; its out row is 0); a row with a NaN
+// score gives NaN in out and lse. out and lse are contiguous and fully
+// written.
+struct AttentionForward {
+  static constexpr const char* name = "attention_forward";
+  using Fn = void (*)(const KernelContext&, Tensor& out, Tensor& lse, const Tensor& query,
+                      const Tensor& key, const Tensor& value, const Tensor& bias,
+                      bool is_causal, double scale);
+};
+
+// The gradients of AttentionForward given grad_out [B, H, L, Ev] and the
+// forward's out and lse (same layouts): grad_query [B, H, L, E], and
+// grad_key [B, H, S, E] and grad_value [B, H, S, Ev] per query head (the
+// front end sums each key/value head's group). All contiguous and fully
+// written. The bias's own gradient is not computed here.
+struct AttentionBackward {
+  static constexpr const char* name = "attention_backward";
+  using Fn = void (*)(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
+                      Tensor& grad_value, const Tensor& grad_out, const Tensor& query,
+                      const Tensor& key, const Tensor& value, const Tensor& bias,
+                      const Tensor& out, const Tensor& lse, bool is_causal, double scale);
 };
 
 }  // namespace tessera::kernels

@@ -1,0 +1,324 @@
+// Fused attention on the CPU (flash attention's tiling): the scores exist
+// only as one [query block, key block] tile at a time, in cache.
+//
+// Forward, one task per (batch-head, query block): for each key block,
+// the tile S = (scale q) k^T by Eigen's GEMM, the bias and the causal mask
+// added, then an online softmax: each row keeps its running max m and sum
+// l; a new block with a larger max rescales the row's output accumulator
+// by exp(m_old - m_new) before P = exp(S - m_new) times the value block is
+// added. The output is divided by l at the end, and lse = m + log(l).
+//
+// Backward, one task per batch-head (its key and value gradients are its
+// own, so nothing is shared between tasks): per query block and key block,
+// P = exp(S - lse) recomputed from the forward's lse, then
+//   dV += P^T dO, dP = dO V^T, dS = P (dP - rowsum(dO O)),
+//   dQ += scale dS K, dK += dS^T (scale Q).
+// A batch-head count below the thread count leaves threads idle in the
+// backward (PyTorch's CPU flash kernel has the same split).
+//
+// The exponentials run 8 lanes at a time on the softmax kernels' vector
+// exp; Eigen is single-threaded here, each GEMM a tile's worth.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+// See bmm.cc: a false positive inside Eigen's AVX-512 packing.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/Dense>
+
+#include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/normalization_vec.h"
+#include "devices/cpu/kernels/parallel.h"
+#include "runtime/ops/kernel_signatures.h"
+
+namespace tessera::cpu {
+
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstTile = Eigen::Map<const RowMajor>;
+using Tile = Eigen::Map<RowMajor>;
+
+// Query rows and keys per tile: a 64 x 256 float tile is 64 KiB, and
+// the query, key and value blocks of head dim 64 beside it fit in L2.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kKeyBlock = 256;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+struct Geometry {
+  int64_t b, h, hk, l, s, e, ev;
+  int64_t group() const { return h / hk; }
+  // Element offsets of batch-head bh's query rows and of its key/value head.
+  int64_t q_offset(int64_t bh) const { return bh * l * e; }
+  int64_t kv_head(int64_t bh) const { return (bh / h) * hk + (bh % h) / group(); }
+};
+
+Geometry geometry_of(const Tensor& query, const Tensor& key, const Tensor& value) {
+  return {query.size(0), query.size(1), key.size(1), query.size(2),
+          key.size(2),   query.size(3), value.size(3)};
+}
+
+// The bias as strides over [B, H, L, S] (0 where it broadcasts).
+struct BiasView {
+  const float* data = nullptr;
+  int64_t sb = 0, sh = 0, sl = 0, ss = 0;
+  // Row r of batch-head bh, from key 0.
+  const float* row(const Geometry& g, int64_t bh, int64_t r) const {
+    return data + (bh / g.h) * sb + (bh % g.h) * sh + r * sl;
+  }
+};
+
+BiasView bias_view(const Tensor& bias) {
+  if (!bias.defined()) return {};
+  return {bias.data<float>(), bias.stride(0), bias.stride(1), bias.stride(2), bias.stride(3)};
+}
+
+// The keys a query block [r0, r0 + n) reads: all, or with is_causal those
+// up to its last row.
+int64_t key_end(const Geometry& g, bool is_causal, int64_t r0, int64_t n) {
+  return is_causal ? std::min(g.s, r0 + n) : g.s;
+}
+
+// A score tile [n, kb] for query rows r0.. and keys c0..: (scale q) k^T,
+// plus the bias, -inf where is_causal hides a key.
+void score_tile(float* scores, const float* q_scaled, const float* k, const Geometry& g,
+                const BiasView& bias, int64_t bh, bool is_causal, int64_t r0, int64_t n,
+                int64_t c0, int64_t kb) {
+  Tile s(scores, n, kb);
+  s.noalias() = ConstTile(q_scaled, n, g.e) * ConstTile(k + c0 * g.e, kb, g.e).transpose();
+  for (int64_t i = 0; i < n; ++i) {
+    float* row = scores + i * kb;
+    if (bias.data != nullptr) {
+      const float* brow = bias.row(g, bh, r0 + i) + c0 * bias.ss;
+      if (bias.ss == 1) {
+        for (int64_t j = 0; j < kb; ++j) row[j] += brow[j];
+      } else {
+        for (int64_t j = 0; j < kb; ++j) row[j] += brow[j * bias.ss];
+      }
+    }
+    if (is_causal) {
+      // Row r0 + i keeps keys j <= r0 + i.
+      for (int64_t j = std::max<int64_t>(0, r0 + i + 1 - c0); j < kb; ++j) row[j] = -kInf;
+    }
+  }
+}
+
+// x[j] = exp(x[j] - shift) in place (arguments <= 0 up to rounding; NaN
+// stays NaN; -inf gives 0); returns the sum.
+float exp_shifted(float* x, int64_t n, float shift) {
+  using namespace vec;
+  f32v acc = splatv(0.0f);
+  int64_t j = 0;
+  for (; j + kVec <= n; j += kVec) {
+    const f32v d = loadv(x + j) - shift;
+    const f32v p = d != d ? d : exp_nonpositive(d);
+    storev(x + j, p);
+    acc += p;
+  }
+  float sum = hsumv(acc);
+  for (; j < n; ++j) {
+    const float d = x[j] - shift;
+    x[j] = d != d ? d : exp_nonpositive(d);
+    sum += x[j];
+  }
+  return sum;
+}
+
+// Max of x[0..n), or NaN if any element is NaN.
+float row_max(const float* x, int64_t n) {
+  using namespace vec;
+  f32v m = splatv(-kInf);
+  i32v nan_seen = {};
+  int64_t j = 0;
+  for (; j + kVec <= n; j += kVec) {
+    const f32v v = loadv(x + j);
+    nan_seen |= v != v;
+    m = v > m ? v : m;
+  }
+  float out = -kInf;
+  for (int k = 0; k < kVec; ++k) {
+    if (nan_seen[k] != 0) return kNaN;
+    out = std::max(out, m[k]);
+  }
+  for (; j < n; ++j) {
+    if (x[j] != x[j]) return kNaN;
+    out = std::max(out, x[j]);
+  }
+  return out;
+}
+
+void scaled_copy(float* dst, const float* src, int64_t n, float scale) {
+  for (int64_t i = 0; i < n; ++i) dst[i] = src[i] * scale;
+}
+
+// One (batch-head, query block) of the forward.
+struct ForwardTask {
+  const Geometry& g;
+  const BiasView& bias;
+  const float *q, *k, *v;
+  float *out, *lse;
+  bool is_causal;
+  float scale;
+
+  void operator()(int64_t bh, int64_t r0) const {
+    const int64_t n = std::min(kQueryBlock, g.l - r0);
+    const int64_t kend = key_end(g, is_causal, r0, n);
+    const float* kh = k + g.kv_head(bh) * g.s * g.e;
+    const float* vh = v + g.kv_head(bh) * g.s * g.ev;
+    std::vector<float> q_scaled(static_cast<size_t>(n * g.e));
+    std::vector<float> scores(static_cast<size_t>(n * std::min(kKeyBlock, kend)));
+    std::vector<float> m(static_cast<size_t>(n), -kInf), l(static_cast<size_t>(n), 0.0f);
+    std::vector<char> nan_row(static_cast<size_t>(n), 0);
+    scaled_copy(q_scaled.data(), q + g.q_offset(bh) + r0 * g.e, n * g.e, scale);
+    float* o = out + (bh * g.l + r0) * g.ev;
+    Tile acc(o, n, g.ev);
+    acc.setZero();
+    for (int64_t c0 = 0; c0 < kend; c0 += kKeyBlock) {
+      const int64_t kb = std::min(kKeyBlock, kend - c0);
+      score_tile(scores.data(), q_scaled.data(), kh, g, bias, bh, is_causal, r0, n, c0, kb);
+      for (int64_t i = 0; i < n; ++i) {
+        float* row = scores.data() + i * kb;
+        const float block_max = nan_row[i] ? kNaN : row_max(row, kb);
+        if (block_max != block_max) nan_row[i] = 1;
+        const float m_new = std::max(m[i], block_max);
+        if (nan_row[i] || m_new == -kInf) {
+          // Nothing to attend yet (or the row is NaN already): no weight.
+          std::fill(row, row + kb, 0.0f);
+          continue;
+        }
+        const float rescale = std::exp(m[i] - m_new);  // 0 on the first block
+        const float block_sum = exp_shifted(row, kb, m_new);
+        if (rescale != 1.0f) acc.row(i) *= rescale;
+        l[i] = l[i] * rescale + block_sum;
+        m[i] = m_new;
+      }
+      acc.noalias() += ConstTile(scores.data(), n, kb) * ConstTile(vh + c0 * g.ev, kb, g.ev);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      float& row_lse = lse[bh * g.l + r0 + i];
+      if (nan_row[i]) {
+        acc.row(i).setConstant(kNaN);
+        row_lse = kNaN;
+      } else if (l[i] == 0.0f) {
+        acc.row(i).setZero();  // every key hidden
+        row_lse = kInf;
+      } else {
+        acc.row(i) *= 1.0f / l[i];
+        row_lse = m[i] + std::log(l[i]);
+      }
+    }
+  }
+};
+
+void attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
+                              const Tensor& query, const Tensor& key, const Tensor& value,
+                              const Tensor& bias, bool is_causal, double scale) {
+  const Geometry g = geometry_of(query, key, value);
+  const BiasView bv = bias_view(bias);
+  const ForwardTask task{g,          bv,          query.data<float>(), key.data<float>(),
+                         value.data<float>(), out.data<float>(), lse.data<float>(),
+                         is_causal,  static_cast<float>(scale)};
+  const int64_t blocks = (g.l + kQueryBlock - 1) / kQueryBlock;
+  parallel_for_each(g.b * g.h * blocks,
+                    [&](int64_t t) { task(t / blocks, (t % blocks) * kQueryBlock); });
+}
+
+// One batch-head of the backward.
+struct BackwardTask {
+  const Geometry& g;
+  const BiasView& bias;
+  const float *q, *k, *v, *out, *grad_out, *lse;
+  float *grad_q, *grad_k, *grad_v;
+  bool is_causal;
+  float scale;
+
+  void operator()(int64_t bh) const {
+    const float* kh = k + g.kv_head(bh) * g.s * g.e;
+    const float* vh = v + g.kv_head(bh) * g.s * g.ev;
+    Tile dk(grad_k + bh * g.s * g.e, g.s, g.e);
+    Tile dv(grad_v + bh * g.s * g.ev, g.s, g.ev);
+    dk.setZero();
+    dv.setZero();
+    const int64_t rows = std::min(kQueryBlock, g.l);
+    const int64_t cols = std::min(kKeyBlock, g.s);
+    std::vector<float> q_scaled(static_cast<size_t>(rows * g.e));
+    std::vector<float> probs(static_cast<size_t>(rows * cols));
+    std::vector<float> grad_scores(static_cast<size_t>(rows * cols));
+    std::vector<float> delta(static_cast<size_t>(rows));
+    for (int64_t r0 = 0; r0 < g.l; r0 += kQueryBlock) {
+      const int64_t n = std::min(kQueryBlock, g.l - r0);
+      const int64_t kend = key_end(g, is_causal, r0, n);
+      const float* go = grad_out + (bh * g.l + r0) * g.ev;
+      const float* o = out + (bh * g.l + r0) * g.ev;
+      const float* row_lse = lse + bh * g.l + r0;
+      scaled_copy(q_scaled.data(), q + g.q_offset(bh) + r0 * g.e, n * g.e, scale);
+      // rowsum(dO * O): the softmax backward's correction, per row.
+      for (int64_t i = 0; i < n; ++i) {
+        float d = 0.0f;
+        for (int64_t j = 0; j < g.ev; ++j) d += go[i * g.ev + j] * o[i * g.ev + j];
+        delta[static_cast<size_t>(i)] = d;
+      }
+      const ConstTile go_tile(go, n, g.ev);
+      const ConstTile qs_tile(q_scaled.data(), n, g.e);
+      Tile dq(grad_q + (bh * g.l + r0) * g.e, n, g.e);
+      dq.setZero();
+      for (int64_t c0 = 0; c0 < kend; c0 += kKeyBlock) {
+        const int64_t kb = std::min(kKeyBlock, kend - c0);
+        score_tile(probs.data(), q_scaled.data(), kh, g, bias, bh, is_causal, r0, n, c0, kb);
+        for (int64_t i = 0; i < n; ++i) {
+          // +inf (a row that attends nothing) gives probabilities 0.
+          exp_shifted(probs.data() + i * kb, kb, row_lse[i]);
+        }
+        const ConstTile p(probs.data(), n, kb);
+        dv.middleRows(c0, kb).noalias() += p.transpose() * go_tile;
+        Tile ds(grad_scores.data(), n, kb);
+        ds.noalias() = go_tile * ConstTile(vh + c0 * g.ev, kb, g.ev).transpose();
+        for (int64_t i = 0; i < n; ++i) {
+          float* ds_row = grad_scores.data() + i * kb;
+          const float* p_row = probs.data() + i * kb;
+          const float d = delta[static_cast<size_t>(i)];
+          for (int64_t j = 0; j < kb; ++j) ds_row[j] = p_row[j] * (ds_row[j] - d);
+        }
+        dq.noalias() += ConstTile(grad_scores.data(), n, kb) * ConstTile(kh + c0 * g.e, kb, g.e);
+        dk.middleRows(c0, kb).noalias() += ConstTile(grad_scores.data(), n, kb).transpose() * qs_tile;
+      }
+      dq *= scale;
+    }
+  }
+};
+
+void attention_backward_kernel(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
+                               Tensor& grad_value, const Tensor& grad_out, const Tensor& query,
+                               const Tensor& key, const Tensor& value, const Tensor& bias,
+                               const Tensor& out, const Tensor& lse, bool is_causal,
+                               double scale) {
+  const Geometry g = geometry_of(query, key, value);
+  const BiasView bv = bias_view(bias);
+  const BackwardTask task{g,
+                          bv,
+                          query.data<float>(),
+                          key.data<float>(),
+                          value.data<float>(),
+                          out.data<float>(),
+                          grad_out.data<float>(),
+                          lse.data<float>(),
+                          grad_query.data<float>(),
+                          grad_key.data<float>(),
+                          grad_value.data<float>(),
+                          is_causal,
+                          static_cast<float>(scale)};
+  parallel_for_each(g.b * g.h, [&](int64_t bh) { task(bh); });
+}
+
+}  // namespace
+
+void register_attention_kernels(KernelRegistry& registry, DeviceType type) {
+  registry.register_kernel<kernels::AttentionForward>(type, &attention_forward_kernel);
+  registry.register_kernel<kernels::AttentionBackward>(type, &attention_backward_kernel);
+}
+
+}  // namespace tessera::cpu
