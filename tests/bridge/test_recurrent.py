@@ -82,6 +82,7 @@ RNN_CASES = {
     "lstm": lambda: nn.LSTM(5, 6),
     "lstm 2 layers bidirectional batch_first": lambda: nn.LSTM(5, 6, num_layers=2, bidirectional=True,
                                                               batch_first=True),
+    "lstm without bias": lambda: nn.LSTM(5, 6, bias=False, num_layers=2),
     "lstm without bias, projections": lambda: nn.LSTM(5, 6, bias=False, proj_size=4),
     "gru": lambda: nn.GRU(5, 6),
     "gru 2 layers bidirectional batch_first": lambda: nn.GRU(5, 6, num_layers=2, bidirectional=True,
@@ -194,6 +195,54 @@ def test_lstm_language_model_trains_like_cpu(device):
 
 
 @every_device
+@pytest.mark.parametrize("steps", [1, 5])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_lstm_gradients_of_input_and_initial_states(device, steps, bidirectional):
+    # The LSTM direction is one autograd node (lstm_direction.cc) whose
+    # backward returns the input's and the initial states' gradients too.
+    torch.manual_seed(0)
+    model = nn.LSTM(5, 6, num_layers=2, bidirectional=bidirectional)
+    model_dev = copy.deepcopy(model).to(device)
+    g = torch.Generator().manual_seed(1)
+    d = 2 if bidirectional else 1
+    x, h0, c0 = (torch.randn(shape, generator=g) for shape in
+                 ((steps, 3, 5), (2 * d, 3, 6), (2 * d, 3, 6)))
+    grads = []
+    for m, dev in ((model, "cpu"), (model_dev, device)):
+        leaves = [t.detach().to(dev).requires_grad_() for t in (x, h0, c0)]
+        out, (h, c) = m(leaves[0], (leaves[1], leaves[2]))
+        # Only out and c feed the loss: the final h's gradient stays undefined.
+        (out.sin().sum() + (c * 0.5).sum()).backward()
+        grads.append([t.grad for t in leaves] + [p.grad for p in m.parameters()])
+    for got, want in zip(grads[1], grads[0]):
+        assert_close(got, want)
+
+
+@every_device
+def test_lstm_runs_under_inference_mode(device):
+    torch.manual_seed(0)
+    model = nn.LSTM(5, 6, num_layers=2)
+    x = torch.randn(4, 3, 5)
+    with torch.inference_mode():
+        want = model(x)[0]
+        got = copy.deepcopy(model).to(device)(x.to(device))[0]
+    assert_close(got, want)
+
+
+@every_device
+def test_lstm_backward_takes_each_weight_gradient_in_one_gemm(device):
+    rnn = nn.LSTM(6, 8, num_layers=2).to(device)
+    x = torch.randn(7, 3, 6, device=device)
+    out, _ = rnn(x)
+    with torch.profiler.profile() as prof:
+        out.sum().backward()
+    calls = {e.key: e.count for e in prof.key_averages()}
+    # Per layer: one hidden-state GEMM per step, then w_ih's and w_hh's
+    # gradients once each; the top layer adds its input's gradient.
+    assert calls.get("aten::mm") == 2 * (7 + 2) + 1
+
+
+@every_device
 @pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU], ids=lambda c: c.__name__)
 def test_each_layers_inputs_are_projected_once(device, cls):
     # bridge/csrc/ops/recurrent_sequence.cc: one input GEMM per layer and
@@ -203,5 +252,11 @@ def test_each_layers_inputs_are_projected_once(device, cls):
     with torch.profiler.profile() as prof:
         rnn(x)
     calls = {e.key: e.count for e in prof.key_averages()}
+    if cls is torch.nn.LSTM:
+        # bridge/csrc/ops/lstm_direction.cc: the projection with both
+        # biases, then the hidden GEMM added into each step's gates.
+        assert calls.get("aten::addmm") == 4 and calls.get("aten::mm") is None
+        assert calls.get("aten::addmm_") == 2 * 2 * 7
+        return
     assert calls.get("aten::matmul") == 4
     assert calls.get("aten::mm") == 4 + 2 * 2 * 7  # the four projections inside matmul

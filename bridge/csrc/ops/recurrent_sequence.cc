@@ -5,11 +5,12 @@
 // layer's input projection for all time steps is one GEMM ([T * B, in] x
 // [in, gates]) before the recurrence, which then runs one GEMM (the hidden
 // projection) and the fused cell per step, as PyTorch's CPU path does.
-// Composed of differentiable aten ops on tessera tensors and registered
-// for AutogradPrivateUse1 (ahead of aten's composite), so autograd records
-// them, and the backward computes the input projection's gradients once
-// per layer too. Calls this file does not cover (LSTM projections,
-// unusual parameter lists) go to aten's implementation.
+// An LSTM direction is one autograd node whose backward takes the weight
+// gradients as one GEMM over the sequence (lstm_direction.cc); a GRU's is
+// composed of differentiable aten ops. Registered for AutogradPrivateUse1
+// (ahead of aten's composite) and PrivateUse1 (inference mode). Calls this
+// file does not cover (LSTM projections, unusual parameter lists) go to
+// aten's implementation.
 #include <ATen/ATen.h>
 #include <ATen/ops/gru_native.h>
 #include <ATen/ops/lstm_native.h>
@@ -19,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bridge/csrc/ops/lstm_direction.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -29,33 +31,41 @@ struct LayerWeights {
   std::optional<at::Tensor> b_ih, b_hh;
 };
 
-// One direction of one layer over x [T, B, in] from the state (h, and c
-// for an LSTM): the outputs [T, B, H] and the final state.
-template <bool kLstm>
-std::tuple<at::Tensor, at::Tensor, at::Tensor> run_direction(const at::Tensor& x,
-                                                             const LayerWeights& w, at::Tensor h,
-                                                             at::Tensor c, bool reverse) {
+// One direction of one GRU layer over x [T, B, in] from the state h: the
+// outputs [T, B, H] and the final h.
+std::tuple<at::Tensor, at::Tensor> gru_direction(const at::Tensor& x, const LayerWeights& w,
+                                                 at::Tensor h, bool reverse) {
   const int64_t steps = x.size(0);
   // unbind, not indexing: its backward stacks the step gradients once.
   const std::vector<at::Tensor> input_gates = at::matmul(x, w.w_ih.t()).unbind(0);
   std::vector<at::Tensor> outputs(static_cast<size_t>(steps));
   for (int64_t k = 0; k < steps; ++k) {
     const int64_t t = reverse ? steps - 1 - k : k;
-    const at::Tensor& gates = input_gates[static_cast<size_t>(t)];
     // A fresh transpose per step, as aten's: each step's weight gradient
     // then comes back in the weight's own layout and accumulates there
     // (one shared transpose would gather them transposed, strided).
     const at::Tensor hidden_gates = at::mm(h, w.w_hh.t());
-    if constexpr (kLstm) {
-      auto cell = at::_thnn_fused_lstm_cell(gates, hidden_gates, c, w.b_ih, w.b_hh);
-      h = std::get<0>(cell);
-      c = std::get<1>(cell);
-    } else {
-      h = std::get<0>(at::_thnn_fused_gru_cell(gates, hidden_gates, h, w.b_ih, w.b_hh));
-    }
+    h = std::get<0>(at::_thnn_fused_gru_cell(input_gates[static_cast<size_t>(t)], hidden_gates,
+                                             h, w.b_ih, w.b_hh));
     outputs[static_cast<size_t>(t)] = h;
   }
-  return {at::stack(outputs), h, c};
+  return {at::stack(outputs), h};
+}
+
+// One direction of one layer: (outputs, final h, final c); c undefined
+// for a GRU.
+template <bool kLstm>
+std::tuple<at::Tensor, at::Tensor, at::Tensor> run_direction(const at::Tensor& x,
+                                                             const LayerWeights& w,
+                                                             const at::Tensor& h,
+                                                             const at::Tensor& c, bool reverse) {
+  if constexpr (kLstm) {
+    return lstm_direction(x, h, c, w.w_ih, w.w_hh, w.b_ih.value_or(at::Tensor()),
+                          w.b_hh.value_or(at::Tensor()), reverse);
+  } else {
+    auto [out, h_last] = gru_direction(x, w, h, reverse);
+    return {out, h_last, at::Tensor()};
+  }
 }
 
 struct Stack {

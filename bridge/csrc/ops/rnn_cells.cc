@@ -16,6 +16,7 @@
 #include <optional>
 #include <tuple>
 
+#include "bridge/csrc/ops/lstm_cell_math.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -48,41 +49,24 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell(
     const at::Tensor& input_gates, const at::Tensor& hidden_gates, const at::Tensor& cx,
     const std::optional<at::Tensor>& input_bias, const std::optional<at::Tensor>& hidden_bias) {
   check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, cx, 4);
-  // The activations run on whole contiguous blocks (the devices' vector
-  // paths): sigmoid over all four gates, then g's quarter replaced by its
-  // tanh. The result is the workspace as it stands.
-  const at::Tensor gates = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias);
-  const int64_t hidden = cx.size(1);
-  at::Tensor activated = gates.sigmoid();
-  activated.narrow(1, 2 * hidden, hidden).copy_(gates.narrow(1, 2 * hidden, hidden).contiguous().tanh());
-  const auto chunks = activated.chunk(4, 1);
-  const at::Tensor &i = chunks[0], &f = chunks[1], &g = chunks[2], &o = chunks[3];
-  at::Tensor cy = f * cx + i * g;
-  at::Tensor hy = o * cy.tanh();
-  return {std::move(hy), std::move(cy), std::move(activated)};
+  // A fresh sum, activated in place: the workspace as it stands.
+  at::Tensor gates = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias).contiguous();
+  at::Tensor cy = at::empty_like(cx), hy = at::empty_like(cx);
+  lstm_cell_forward_into(gates, cx, cy, hy);
+  return {std::move(hy), std::move(cy), std::move(gates)};
 }
 
 // (grad of the gate pre-activations, grad of cx, grad of the bias).
 std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_backward(
     const std::optional<at::Tensor>& grad_hy, const std::optional<at::Tensor>& grad_cy,
     const at::Tensor& cx, const at::Tensor& cy, const at::Tensor& workspace, bool has_bias) {
-  const auto gates = workspace.chunk(4, 1);
-  const at::Tensor &i = gates[0], &f = gates[1], &g = gates[2], &o = gates[3];
-  const at::Tensor tanh_cy = cy.tanh();
-  const bool has_hy = present(grad_hy);
-  at::Tensor grad_c = present(grad_cy) ? *grad_cy : at::zeros_like(cy);
-  at::Tensor grad_o;
-  if (has_hy) {
-    grad_c = grad_c + *grad_hy * o * (1 - tanh_cy * tanh_cy);
-    grad_o = *grad_hy * tanh_cy * o * (1 - o);
-  } else {
-    grad_o = at::zeros_like(o);
-  }
-  at::Tensor grad_gates = at::cat({grad_c * g * i * (1 - i), grad_c * cx * f * (1 - f),
-                                   grad_c * i * (1 - g * g), grad_o},
-                                  1);
+  at::Tensor grad_gates = at::empty(workspace.sizes(), workspace.options());
+  at::Tensor grad_cx =
+      lstm_cell_backward_into(present(grad_hy) ? *grad_hy : at::Tensor(),
+                              present(grad_cy) ? *grad_cy : at::Tensor(), cx, cy, workspace,
+                              grad_gates);
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
-  return {std::move(grad_gates), grad_c * f, std::move(grad_bias)};
+  return {std::move(grad_gates), std::move(grad_cx), std::move(grad_bias)};
 }
 
 // -- GRU: n = tanh(in + r * hn), h' = n + z * (h - n), with r, z from the

@@ -1,5 +1,6 @@
 // Unary ops on the CPU (the Unary kernel). Floating math runs in the
 // compute type (float for f16/bf16); integer ops wrap as PyTorch's do.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -33,17 +34,45 @@ inline C nan_min(C x, C hi) {
   return x > hi ? hi : x;
 }
 
-// tanh and sigmoid of contiguous float32 tensors on the vector helpers
-// (vec_activation.h); false leaves the call to the generic loops.
-bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
-  if ((op != UnaryOp::kTanh && op != UnaryOp::kSigmoid) || !in.is_contiguous() ||
-      !out.is_contiguous() || out.sizes() != in.sizes()) {
-    return false;
-  }
+// tanh and sigmoid of float32 tensors on the vector helpers
+// (vec_activation.h): contiguous tensors as one flat run, others row by
+// row (a view such as an LSTM's gate block has contiguous rows), rows with
+// strides staged through a float block; false leaves the call to the
+// generic loops.
+template <typename F>
+void vector_map(Tensor& out, const Tensor& in, F f) {
   const float* x = static_cast<const float*>(in.data_ptr());
   float* y = static_cast<float*>(out.data_ptr());
-  if (op == UnaryOp::kTanh) vec::map_contiguous(x, y, in.numel(), vec::tanh_v);
-  else vec::map_contiguous(x, y, in.numel(), vec::sigmoid_v);
+  if (in.is_contiguous() && out.is_contiguous() && out.sizes() == in.sizes()) {
+    vec::map_contiguous(x, y, in.numel(), f);
+    return;
+  }
+  StridedIter<2> it({&out, &in}, "unary");
+  it.run({reinterpret_cast<char*>(y), const_cast<char*>(reinterpret_cast<const char*>(x))},
+         [&f](char* const* p, const int64_t* s, int64_t n) {
+           if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+             vec::map_row(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]),
+                          n, f);
+             return;
+           }
+           float block[kStageBlock];
+           for (int64_t i0 = 0; i0 < n; i0 += kStageBlock) {
+             const int64_t m = std::min(kStageBlock, n - i0);
+             for (int64_t i = 0; i < m; ++i) block[i] = at<const float>(p[1], s[1], i0 + i);
+             vec::map_row(block, block, m, f);
+             for (int64_t i = 0; i < m; ++i) at<float>(p[0], s[0], i0 + i) = block[i];
+           }
+         });
+}
+
+bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
+  if (op == UnaryOp::kTanh) {
+    vector_map(out, in, vec::tanh_v);
+  } else if (op == UnaryOp::kSigmoid) {
+    vector_map(out, in, vec::sigmoid_v);
+  } else {
+    return false;
+  }
   return true;
 }
 

@@ -46,19 +46,25 @@ inline f32v sigmoid_v(f32v x) {
   return x != x ? x : r;
 }
 
-// y[i] = f(x[i]) over contiguous floats, vector by vector, in parallel
-// above the elementwise grain; y may be x.
+// y[i] = f(x[i]) over contiguous floats, vector by vector, on the calling
+// thread; y may be x.
+template <typename F>
+void map_row(const float* x, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + kVec <= n; i += kVec) storev(y + i, f(loadv(x + i)));
+  if (i < n) {
+    float buf[kVec] = {};
+    for (int64_t j = i; j < n; ++j) buf[j - i] = x[j];
+    const f32v r = f(loadv(buf));
+    for (int64_t j = i; j < n; ++j) y[j] = r[j - i];
+  }
+}
+
+// map_row over contiguous floats, in parallel above the elementwise grain.
 template <typename F>
 void map_contiguous(const float* x, float* y, int64_t n, F f) {
   parallel_for_range(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    int64_t i = begin;
-    for (; i + kVec <= end; i += kVec) storev(y + i, f(loadv(x + i)));
-    if (i < end) {
-      float buf[kVec] = {};
-      for (int64_t j = i; j < end; ++j) buf[j - i] = x[j];
-      const f32v r = f(loadv(buf));
-      for (int64_t j = i; j < end; ++j) y[j] = r[j - i];
-    }
+    map_row(x + begin, y + begin, end - begin, f);
   });
 }
 
