@@ -4,6 +4,12 @@
 // the template instance: each shared library (libtessera.so, every device
 // library, an extension built with hidden visibility) has its own copy of
 // slot<Op>()'s static, and all of them must agree.
+//
+// An op whose signature says `static constexpr bool optional = true` has a
+// composite in its front end (try_call_kernel): a device may leave it out
+// and loses only speed. Every other op is required of a device that
+// claims the op set (the conformance suite counts anything missing as a
+// CPU fallback).
 #pragma once
 
 #include <atomic>
@@ -36,19 +42,31 @@ class KernelRegistry {
 
   // Names of the ops that have a kernel for type, sorted.
   std::vector<std::string> ops_for(DeviceType type) const;
+  // The same without the optional ops.
+  std::vector<std::string> required_ops_for(DeviceType type) const;
 
  private:
   template <typename Op>
   static int slot() {
-    static const int s = instance().slot_for(Op::name);
+    static const int s = instance().slot_for(Op::name, is_optional<Op>());
     return s;
   }
-  int slot_for(const char* name);
+  template <typename Op>
+  static constexpr bool is_optional() {
+    if constexpr (requires { Op::optional; }) {
+      return Op::optional;
+    } else {
+      return false;
+    }
+  }
+  int slot_for(const char* name, bool optional);
+  std::vector<std::string> names_for(DeviceType type, bool with_optional) const;
   void set(int slot, DeviceType type, void* fn);
   void* get(int slot, DeviceType type) const;
 
   struct Row {
     const char* name = nullptr;
+    bool optional = false;
     std::atomic<void*> fns[kMaxDeviceTypes] = {};
   };
   // Rows are never moved once created: a fixed-capacity array.

@@ -4,6 +4,10 @@
 // arguments, promoted dtypes, broadcast shapes and allocated outputs, so a
 // kernel only computes.
 //
+// An op marked `optional` (fused attention, the fused optimizer steps) is
+// a fast path: its front end runs a composite of other ops on a device
+// without it (see kernel_registry.h).
+//
 // Convention, relied on by the CPU fallback: an output is passed as
 // `Tensor&`, an input as `const Tensor&`. Unless said otherwise, tensors
 // may have any strides (including 0 from broadcasting), and outputs never

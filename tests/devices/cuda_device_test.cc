@@ -71,9 +71,10 @@ TEST_CASE("cuda: without a GPU there are zero devices and clear errors", "[cuda]
 TEST_CASE("cuda: every kernel of the op set is registered", "[cuda]") {
   // Registration happens with or without a GPU: a kernel missing here
   // would run through the CPU fallback there.
-  const auto cuda_ops = KernelRegistry::instance().ops_for(DeviceType::from_name("cuda"));
-  const auto cpu_ops = KernelRegistry::instance().ops_for(DeviceType::from_name("cpu"));
-  CHECK(cuda_ops == cpu_ops);
+  // Optional kernels (fast paths with a composite) may be missing.
+  const KernelRegistry& registry = KernelRegistry::instance();
+  CHECK(registry.required_ops_for(DeviceType::from_name("cuda")) ==
+        registry.required_ops_for(DeviceType::from_name("cpu")));
 }
 
 TEST_CASE("cuda: enumeration and properties", "[cuda]") {

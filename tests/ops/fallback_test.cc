@@ -115,4 +115,13 @@ TEST_CASE("fallback: the CPU device registers kernels", "[fallback]") {
       KernelRegistry::instance().ops_for(DeviceType::from_name("cpu"));
   CHECK_FALSE(ops.empty());
   CHECK(std::is_sorted(ops.begin(), ops.end()));
+  // Optional kernels (fast paths over a composite) are listed, but not
+  // among the ops every device must provide.
+  const std::vector<std::string> required =
+      KernelRegistry::instance().required_ops_for(DeviceType::from_name("cpu"));
+  CHECK(std::count(ops.begin(), ops.end(), "attention_forward") == 1);
+  CHECK(std::count(required.begin(), required.end(), "attention_forward") == 0);
+  CHECK(std::count(required.begin(), required.end(), "adam_step") == 0);
+  CHECK(std::count(required.begin(), required.end(), "binary") == 1);
+  CHECK(required.size() + 5 == ops.size());
 }

@@ -125,6 +125,7 @@ struct NllLossBackward {
 // written.
 struct AttentionForward {
   static constexpr const char* name = "attention_forward";
+  static constexpr bool optional = true;  // composite in the front end
   using Fn = void (*)(const KernelContext&, Tensor& out, Tensor& lse, const Tensor& query,
                       const Tensor& key, const Tensor& value, const Tensor& bias,
                       bool is_causal, double scale);
@@ -137,6 +138,7 @@ struct AttentionForward {
 // written. The bias's own gradient is not computed here.
 struct AttentionBackward {
   static constexpr const char* name = "attention_backward";
+  static constexpr bool optional = true;  // composite in the front end
   using Fn = void (*)(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
                       Tensor& grad_value, const Tensor& grad_out, const Tensor& query,
                       const Tensor& key, const Tensor& value, const Tensor& bias,

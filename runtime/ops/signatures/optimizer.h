@@ -15,6 +15,7 @@ namespace tessera::kernels {
 // max_exp_avg_sq is undefined unless hyper.amsgrad.
 struct AdamStep {
   static constexpr const char* name = "adam_step";
+  static constexpr bool optional = true;  // composite in the front end
   using Fn = void (*)(const KernelContext&, Tensor& param, Tensor& grad, Tensor& exp_avg,
                       Tensor& exp_avg_sq, Tensor& max_exp_avg_sq, const AdamHyper& hyper,
                       double step, double grad_scale);
@@ -23,12 +24,14 @@ struct AdamStep {
 // momentum_buffer is undefined when hyper.momentum is 0.
 struct SgdStep {
   static constexpr const char* name = "sgd_step";
+  static constexpr bool optional = true;  // composite in the front end
   using Fn = void (*)(const KernelContext&, Tensor& param, Tensor& grad, Tensor& momentum_buffer,
                       const SgdHyper& hyper, double grad_scale);
 };
 
 struct AdagradStep {
   static constexpr const char* name = "adagrad_step";
+  static constexpr bool optional = true;  // composite in the front end
   using Fn = void (*)(const KernelContext&, Tensor& param, Tensor& grad, Tensor& state_sum,
                       const AdagradHyper& hyper, double step, double grad_scale);
 };
