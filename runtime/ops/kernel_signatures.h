@@ -17,6 +17,7 @@
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 #include "runtime/ops/kernel_context.h"
+#include "runtime/ops/signatures/pointwise.h"  // BinaryOp and the pointwise op enums
 #include "runtime/random/philox.h"
 
 namespace tessera::kernels {
@@ -40,8 +41,6 @@ struct Copy {
   static constexpr const char* name = "copy";
   using Fn = void (*)(const KernelContext&, Tensor& dst, const Tensor& src);
 };
-
-enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv };
 
 // out = a (op) b, where for kAdd/kSub b is first multiplied by alpha.
 // a, b and out have one dtype and out's sizes (a and b are expanded with
@@ -92,6 +91,7 @@ struct Normal {
 }  // namespace tessera::kernels
 
 // The rest of the op set, one header per family.
+#include "runtime/ops/signatures/foreach.h"
 #include "runtime/ops/signatures/indexing.h"
 #include "runtime/ops/signatures/nn.h"
 #include "runtime/ops/signatures/optimizer.h"

@@ -123,5 +123,5 @@ TEST_CASE("fallback: the CPU device registers kernels", "[fallback]") {
   CHECK(std::count(required.begin(), required.end(), "attention_forward") == 0);
   CHECK(std::count(required.begin(), required.end(), "adam_step") == 0);
   CHECK(std::count(required.begin(), required.end(), "binary") == 1);
-  CHECK(required.size() + 5 == ops.size());
+  CHECK(required.size() + 6 == ops.size());
 }

@@ -1,4 +1,5 @@
-// Kernel signatures: unary ops, binary ops beyond add/sub/mul/div,
+// Kernel signatures: unary ops, binary ops beyond add/sub/mul/div (whose
+// enum is here too; the Binary kernel is in kernel_signatures.h),
 // comparisons, logical and bitwise ops, where, lerp, addcmul, addcdiv,
 // activation backward. See kernel_signatures.h for the conventions.
 //
@@ -12,6 +13,9 @@
 #include "runtime/random/philox.h"
 
 namespace tessera::kernels {
+
+// The Binary kernel's ops (kernel_signatures.h).
+enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv };
 
 enum class UnaryOp : uint8_t {
   // out has in's dtype.

@@ -1,0 +1,36 @@
+// Op front ends: multi-tensor pointwise ops, one call over a list of
+// entries (PyTorch's _foreach_* ops: optimizers update every parameter
+// with the same few ops). Each entry is one pointwise op of the Binary,
+// Unary, PointwiseBinary or Ternary kernel family on its own tensors, with
+// its own scalars.
+//
+// A device that registers kernels::ForeachPointwise runs the whole list as
+// one launch (the CPU's spreads the entries over its threads, so many
+// small tensors keep every core busy); any other device runs each entry on
+// its single-tensor kernel, without the per-op validation and dispatch
+// that a call per tensor would cost.
+#pragma once
+
+#include <vector>
+
+#include "runtime/ops/signatures/foreach.h"  // PointwiseOpCode, PointwiseEntry
+
+namespace tessera {
+
+// Runs every entry of `entries` with the op `code`. Checked up front, with
+// `op` (the caller's op name) in every error: every tensor defined as the
+// family needs, all on one device, of one floating dtype (the entries'
+// out dtype; integer and mixed-dtype lists are the caller's slow path),
+// each input broadcastable to its out's sizes, and each out overlapping
+// its inputs either exactly (in place) or not at all; no op whose result
+// is bool. Outputs are written in place; inputs are expanded to them.
+void foreach_pointwise(const char* op, PointwiseOpCode code, std::vector<PointwiseEntry>& entries);
+
+// Whether the entries can run in any order, as the multi-tensor kernels
+// run them: no entry's output shares memory with another entry's output
+// or inputs (judged by address ranges, so interleaved views count as
+// sharing). An in-place list such as [w, w] is not; a caller then runs
+// the entries one by one in order.
+bool foreach_entries_independent(const std::vector<PointwiseEntry>& entries);
+
+}  // namespace tessera
