@@ -237,9 +237,11 @@ def test_lstm_backward_takes_each_weight_gradient_in_one_gemm(device):
     with torch.profiler.profile() as prof:
         out.sum().backward()
     calls = {e.key: e.count for e in prof.key_averages()}
-    # Per layer: one hidden-state GEMM per step, then w_ih's and w_hh's
+    # Per layer: one hidden-state GEMM per step (an addmm that adds the
+    # step's output gradient, a plain mm for h0's), then w_ih's and w_hh's
     # gradients once each; the top layer adds its input's gradient.
-    assert calls.get("aten::mm") == 2 * (7 + 2) + 1
+    assert calls.get("aten::addmm") == 2 * 6
+    assert calls.get("aten::mm") == 2 * (1 + 2) + 1
 
 
 @every_device

@@ -3,7 +3,7 @@
 namespace torch_tessera {
 
 void lstm_cell_forward_into(at::Tensor& gates, const at::Tensor& cx, at::Tensor& cy,
-                            at::Tensor& hy) {
+                            at::Tensor& tanh_cy, at::Tensor& hy) {
   // The activations run on whole contiguous blocks (the devices' vector
   // paths): g's tanh first, then the sigmoid over all four gates, then g's
   // quarter put back.
@@ -16,20 +16,19 @@ void lstm_cell_forward_into(at::Tensor& gates, const at::Tensor& cx, at::Tensor&
   const at::Tensor &i = chunks[0], &f = chunks[1], &o = chunks[3];
   at::mul_out(cy, f, cx);
   cy.addcmul_(i, tanh_g);
-  at::tanh_out(hy, cy);
-  hy.mul_(o);
+  at::tanh_out(tanh_cy, cy);
+  at::mul_out(hy, tanh_cy, o);
 }
 
 at::Tensor lstm_cell_backward_into(const at::Tensor& grad_hy, const at::Tensor& grad_cy,
-                                   const at::Tensor& cx, const at::Tensor& cy,
+                                   const at::Tensor& cx, const at::Tensor& tanh_cy,
                                    const at::Tensor& activated, at::Tensor& grad_gates) {
   const auto gates = activated.chunk(4, 1);
   const at::Tensor &i = gates[0], &f = gates[1], &g = gates[2], &o = gates[3];
   auto grads = grad_gates.chunk(4, 1);
   at::Tensor &grad_i = grads[0], &grad_f = grads[1], &grad_g = grads[2], &grad_o = grads[3];
-  at::Tensor grad_c = grad_cy.defined() ? grad_cy : at::zeros_like(cy);
+  at::Tensor grad_c = grad_cy.defined() ? grad_cy : at::zeros_like(tanh_cy);
   if (grad_hy.defined()) {
-    const at::Tensor tanh_cy = cy.tanh();
     grad_c = grad_c + at::tanh_backward(grad_hy * o, tanh_cy);
     at::sigmoid_backward_out(grad_o, grad_hy * tanh_cy, o);
   } else {

@@ -9,17 +9,18 @@
 
 namespace torch_tessera {
 
-// Activates gates [B, 4H] (contiguous) in place, then writes c' into cy
-// and h' into hy ([B, H], views allowed). gates then hold the activated
-// i, f, g, o: what the backward reads.
+// Activates gates [B, 4H] (contiguous) in place, then writes c' into cy,
+// tanh(c') into tanh_cy and h' into hy ([B, H], views allowed). gates then
+// hold the activated i, f, g, o: what the backward reads with tanh(c').
 void lstm_cell_forward_into(at::Tensor& gates, const at::Tensor& cx, at::Tensor& cy,
-                            at::Tensor& hy);
+                            at::Tensor& tanh_cy, at::Tensor& hy);
 
 // Writes the gradient of the gate pre-activations into grad_gates [B, 4H]
-// (a view allowed) from the activated gates, cx, cy and the gradients of
-// hy and cy (either may be undefined: zero); returns the gradient of cx.
+// (a view allowed) from the activated gates, cx, tanh(cy) and the
+// gradients of hy and cy (either may be undefined: zero); returns the
+// gradient of cx.
 at::Tensor lstm_cell_backward_into(const at::Tensor& grad_hy, const at::Tensor& grad_cy,
-                                   const at::Tensor& cx, const at::Tensor& cy,
+                                   const at::Tensor& cx, const at::Tensor& tanh_cy,
                                    const at::Tensor& activated, at::Tensor& grad_gates);
 
 }  // namespace torch_tessera

@@ -12,8 +12,8 @@
 // GEMM into a [T, B, 4H] buffer; each step adds h W_hh^T into its slice
 // in place, and the cell activates the slice in place and writes c and h
 // into the [T, B, H] buffers of the cell states and outputs. Saved for
-// the backward: the activated gates, the cell states and the outputs
-// (which are the previous steps' h).
+// the backward: the activated gates, the cell states and their tanh, and
+// the outputs (which are the previous steps' h).
 #include "bridge/csrc/ops/lstm_direction.h"
 
 #include <torch/csrc/autograd/custom_function.h>
@@ -44,17 +44,18 @@ struct LstmDirection : public torch::autograd::Function<LstmDirection> {
     gates = gates.view({steps, batch, 4 * hidden});
     at::Tensor out = at::empty({steps, batch, hidden}, x.options());
     at::Tensor cells = at::empty({steps, batch, hidden}, x.options());
+    at::Tensor tanh_cells = at::empty({steps, batch, hidden}, x.options());
     at::Tensor h = h0, c = c0;
     for (int64_t k = 0; k < steps; ++k) {
       const int64_t t = reverse ? steps - 1 - k : k;
       at::Tensor step_gates = gates[t];
       step_gates.addmm_(h, w_hh_t);
-      at::Tensor cy = cells[t], hy = out[t];
-      lstm_cell_forward_into(step_gates, c, cy, hy);
+      at::Tensor cy = cells[t], tanh_cy = tanh_cells[t], hy = out[t];
+      lstm_cell_forward_into(step_gates, c, cy, tanh_cy, hy);
       h = hy;
       c = cy;
     }
-    ctx->save_for_backward({x, h0, c0, w_ih, w_hh, out, cells, gates});
+    ctx->save_for_backward({x, h0, c0, w_ih, w_hh, out, cells, tanh_cells, gates});
     ctx->saved_data["reverse"] = reverse;
     ctx->saved_data["has_bias"] = has_bias;
     ctx->set_materialize_grads(false);
@@ -65,23 +66,38 @@ struct LstmDirection : public torch::autograd::Function<LstmDirection> {
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const variable_list saved = ctx->get_saved_variables();
     const at::Tensor &x = saved[0], &h0 = saved[1], &c0 = saved[2], &w_ih = saved[3],
-                     &w_hh = saved[4], &out = saved[5], &cells = saved[6], &gates = saved[7];
+                     &w_hh = saved[4], &out = saved[5], &cells = saved[6],
+                     &tanh_cells = saved[7], &gates = saved[8];
     const bool reverse = ctx->saved_data["reverse"].toBool();
     const bool has_bias = ctx->saved_data["has_bias"].toBool();
     const at::Tensor &grad_out = grads[0];
     const int64_t steps = x.size(0), batch = x.size(1), hidden = w_hh.size(1);
     at::Tensor grad_gates = at::empty_like(gates);
-    at::Tensor grad_h = grads[1], grad_c = grads[2];
-    // Backward through time: the steps in the opposite order to the forward.
+    // Backward through time: the steps in the opposite order to the
+    // forward. grad_hy is the gradient of the step's h: its output's plus
+    // what the next step sends back (one addmm for both).
+    auto step_of = [&](int64_t k) { return reverse ? k : steps - 1 - k; };
+    const at::Tensor& grad_h_last = grads[1];
+    at::Tensor grad_hy = grad_h_last;
+    if (grad_out.defined()) {
+      const at::Tensor g = grad_out[step_of(0)];
+      grad_hy = grad_h_last.defined() ? g + grad_h_last : g;
+    }
+    at::Tensor grad_c = grads[2], grad_h0;
     for (int64_t k = 0; k < steps; ++k) {
-      const int64_t t = reverse ? k : steps - 1 - k;
+      const int64_t t = step_of(k);
       const int64_t previous = reverse ? t + 1 : t - 1;
       const at::Tensor c_prev = previous >= 0 && previous < steps ? cells[previous] : c0;
-      at::Tensor grad_hy = grad_h;
-      if (grad_out.defined()) grad_hy = grad_h.defined() ? grad_out[t] + grad_h : grad_out[t];
       at::Tensor step_grad = grad_gates[t];
-      grad_c = lstm_cell_backward_into(grad_hy, grad_c, c_prev, cells[t], gates[t], step_grad);
-      grad_h = at::mm(step_grad, w_hh);
+      grad_c = lstm_cell_backward_into(grad_hy, grad_c, c_prev, tanh_cells[t], gates[t],
+                                       step_grad);
+      if (k + 1 == steps) {
+        grad_h0 = at::mm(step_grad, w_hh);
+      } else if (grad_out.defined()) {
+        grad_hy = at::addmm(grad_out[step_of(k + 1)], step_grad, w_hh);
+      } else {
+        grad_hy = at::mm(step_grad, w_hh);
+      }
     }
     // Each step's previous h: h0 then the outputs, in the forward's order.
     const at::Tensor h_prev =
@@ -101,7 +117,7 @@ struct LstmDirection : public torch::autograd::Function<LstmDirection> {
       grad_b_ih = grad_rows.sum(0);
       grad_b_hh = grad_b_ih.clone();  // two parameters: two gradient tensors
     }
-    return {grad_x, grad_h, grad_c, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, at::Tensor()};
+    return {grad_x, grad_h0, grad_c, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, at::Tensor()};
   }
 };
 

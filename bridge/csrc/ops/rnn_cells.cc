@@ -51,8 +51,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell(
   check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, cx, 4);
   // A fresh sum, activated in place: the workspace as it stands.
   at::Tensor gates = gate_sum(input_gates, hidden_gates, input_bias, hidden_bias).contiguous();
-  at::Tensor cy = at::empty_like(cx), hy = at::empty_like(cx);
-  lstm_cell_forward_into(gates, cx, cy, hy);
+  at::Tensor cy = at::empty_like(cx), tanh_cy = at::empty_like(cx), hy = at::empty_like(cx);
+  lstm_cell_forward_into(gates, cx, cy, tanh_cy, hy);
   return {std::move(hy), std::move(cy), std::move(gates)};
 }
 
@@ -63,7 +63,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> fused_lstm_cell_backward(
   at::Tensor grad_gates = at::empty(workspace.sizes(), workspace.options());
   at::Tensor grad_cx =
       lstm_cell_backward_into(present(grad_hy) ? *grad_hy : at::Tensor(),
-                              present(grad_cy) ? *grad_cy : at::Tensor(), cx, cy, workspace,
+                              present(grad_cy) ? *grad_cy : at::Tensor(), cx, cy.tanh(), workspace,
                               grad_gates);
   at::Tensor grad_bias = has_bias ? grad_gates.sum(0) : at::Tensor();
   return {std::move(grad_gates), std::move(grad_cx), std::move(grad_bias)};
