@@ -136,6 +136,20 @@ TEST_CASE("matmul: larger K with K-scaled tolerances", "[matmul]") {
   check_mm(a, b);
 }
 
+TEST_CASE("matmul: a weight gradient's shape, a transposed and wide", "[matmul]") {
+  // [1024, 2048]^T-stored a times [2048, 128]: m >= 2n with 2^28
+  // multiply-adds, which the CPU's oneDNN path runs as the transposed
+  // problem (gemm_dnnl.cc); the reference is the triple loop.
+  Tensor a = make_tensor(values_for(DType::kF32, 2048 * 1024, 17), {2048, 1024}).t();
+  Tensor b = make_tensor(values_for(DType::kF32, 2048 * 128, 18), {2048, 128});
+  check_mm(a, b);
+  // Into a non-contiguous output row stride (out= a column slice).
+  Tensor wide = zeros({1024, 200});
+  Tensor out = wide.slice(1, 0, 128);
+  mm_out(out, a, b);
+  CHECK(read_strided(out) == read_strided(mm(a, b)));
+}
+
 TEST_CASE("matmul: transposed and strided operands", "[matmul]") {
   for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kI64}) {
     INFO(dname(t));
