@@ -76,8 +76,15 @@ Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scal
                     self.size(1) == b.size(1),
                 ValueError, "addmm_: self ", shape_to_string(self.sizes()),
                 " does not have the product's shape (", describe(a), ", ", describe(b), ")");
-  Tensor r = addmm(self, a, b, beta, alpha);
-  self.copy_(r);
+  check_addmm(self, a, b, beta, alpha);
+  Tensor prod = mm(a, b);
+  if (scalar_is(beta, 1)) {
+    // self += alpha * prod: one pass over self (a recurrent layer's gates
+    // take a hidden GEMM this way every step).
+    self.add_(prod, alpha);
+    return self;
+  }
+  self.copy_(scale_add_into(self, prod, beta, alpha));
   return self;
 }
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta,
