@@ -54,7 +54,6 @@
 #include <ATen/ops/_foreach_trunc_native.h>
 #include <torch/library.h>
 
-#include <optional>
 #include <variant>
 #include <vector>
 
@@ -132,13 +131,6 @@ class ForeachCall {
     for (int64_t i = 0; i < host.numel(); ++i) s0_.emplace_back(host.data_ptr<double>()[i]);
     return *this;
   }
-  // The second scalar (a clamp's upper bound): one for every entry.
-  ForeachCall& arg2(const at::Scalar& s) {
-    fast_ = fast_ && !s.isComplex();
-    s1_ = s;
-    return *this;
-  }
-
   bool fast() const { return fast_; }
 
   // Runs the entries with `code` into new tensors, which it returns.
@@ -170,7 +162,6 @@ class ForeachCall {
         if (operands.size() > 0) e.b = operands[0][i];
         if (operands.size() > 1) e.c = operands[1][i];
         if (!s0_.empty()) e.s0 = to_runtime_scalar(s0_[i], op_);
-        if (s1_.has_value()) e.s1 = to_runtime_scalar(*s1_, op_);
       }
       if (in_place && !tessera::foreach_entries_independent(entries)) return false;
       tessera::foreach_pointwise(op_, code, entries);
@@ -233,7 +224,6 @@ class ForeachCall {
   bool fast_ = false;
   std::vector<Input> inputs_;
   std::vector<at::Scalar> s0_;
-  std::optional<at::Scalar> s1_;
 };
 
 // Each op's overloads: the fast route when ForeachCall allows it, else
