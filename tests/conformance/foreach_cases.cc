@@ -121,9 +121,10 @@ OpCase list_case(ListOp op) {
     for (size_t i = 0; i + arity <= s.inputs.size(); i += arity) {
       const std::vector<Tensor> entry(s.inputs.begin() + static_cast<std::ptrdiff_t>(i),
                                       s.inputs.begin() + static_cast<std::ptrdiff_t>(i + arity));
-      expected.push_back(map_reference(entry, entry[0].dtype(), [&op](const std::vector<double>& x) {
-        return op.f(x, op.s0, op.s1);
-      }));
+      expected.push_back(map_reference(entry, entry[0].dtype(),
+                                       [&op](const std::vector<double>& x) {
+                                         return op.f(x, op.s0, op.s1);
+                                       }));
     }
     return expected;
   };

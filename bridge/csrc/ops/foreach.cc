@@ -179,8 +179,8 @@ class ForeachCall {
     if (s.isComplex()) return false;
     const at::ScalarType type = self_.empty() ? at::kFloat : self_[0].scalar_type();
     const double v = s.toDouble();
-    if (type == at::kBFloat16) return static_cast<double>(static_cast<float>(c10::BFloat16(v))) == v;
-    if (type == at::kHalf) return static_cast<double>(static_cast<float>(c10::Half(v))) == v;
+    if (type == at::kBFloat16) return static_cast<float>(c10::BFloat16(v)) == v;
+    if (type == at::kHalf) return static_cast<float>(c10::Half(v)) == v;
     return true;
   }
 
@@ -231,40 +231,45 @@ class ForeachCall {
 
 // -- add, sub, mul, div: List, Scalar, ScalarList, Tensor.
 
-#define TESSERA_FOREACH_BINARY(OP, CODE, SLOW)                                                    \
-  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other,                    \
-                                    const at::Scalar& alpha) {                                    \
-    ForeachCall c("_foreach_" #OP ".List", self);                                                 \
-    c.list(other).arg(alpha);                                                                     \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_list_kernel_slow(self, other, alpha); \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_list_(at::TensorList self, at::TensorList other, const at::Scalar& alpha) {           \
-    ForeachCall c("_foreach_" #OP "_.List", self);                                                \
-    c.list(other).arg(alpha);                                                                     \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##SLOW##_list_kernel_slow_(self, other, alpha);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) {                 \
-    ForeachCall c("_foreach_" #OP ".Scalar", self);                                               \
-    c.scalar(1).arg(s);                                                                           \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow(self, s);        \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalar_(at::TensorList self, const at::Scalar& s) {                                   \
-    ForeachCall c("_foreach_" #OP "_.Scalar", self);                                              \
-    c.scalar(1).arg(s);                                                                           \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow_(self, s);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) {      \
-    ForeachCall c("_foreach_" #OP ".ScalarList", self);                                           \
-    c.scalar(1).args(s);                                                                          \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow(self, s);    \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) {                        \
-    ForeachCall c("_foreach_" #OP "_.ScalarList", self);                                          \
-    c.scalar(1).args(s);                                                                          \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow_(self, s);                                                                            \
+#define TESSERA_FOREACH_BINARY(OP, CODE, SLOW) \
+  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other, \
+                                    const at::Scalar& alpha) { \
+    ForeachCall c("_foreach_" #OP ".List", self); \
+    c.list(other).arg(alpha); \
+    if (!c.fast()) { \
+      return at::native::foreach_tensor_##SLOW##_list_kernel_slow(self, other, alpha); \
+    } \
+    return c.run(CODE); \
+  } \
+  void OP##_list_(at::TensorList self, at::TensorList other, const at::Scalar& alpha) { \
+    ForeachCall c("_foreach_" #OP "_.List", self); \
+    c.list(other).arg(alpha); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_list_kernel_slow_(self, other, alpha); \
+  } \
+  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP ".Scalar", self); \
+    c.scalar(1).arg(s); \
+    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow(self, s); \
+    return c.run(CODE); \
+  } \
+  void OP##_scalar_(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP "_.Scalar", self); \
+    c.scalar(1).arg(s); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_scalar_kernel_slow_(self, s); \
+  } \
+  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP ".ScalarList", self); \
+    c.scalar(1).args(s); \
+    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow(self, s); \
+    return c.run(CODE); \
+  } \
+  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP "_.ScalarList", self); \
+    c.scalar(1).args(s); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow_(self, s); \
   }
 
 // add and sub take alpha; mul and div do not (their List and Tensor forms
@@ -283,53 +288,58 @@ std::vector<at::Tensor> add_tensor(at::TensorList self, const at::Tensor& other,
 void add_tensor_(at::TensorList self, const at::Tensor& other, const at::Scalar& alpha) {
   ForeachCall c("_foreach_add_.Tensor", self);
   c.tensor(other).arg(alpha);
-  if (!c.fast() || !c.run_in_place(BinaryOp::kAdd)) return at::native::foreach_tensor_add_tensor_kernel_slow_(self, other, alpha);
+  if (c.fast() && c.run_in_place(BinaryOp::kAdd)) return;
+  at::native::foreach_tensor_add_tensor_kernel_slow_(self, other, alpha);
 }
 
-#define TESSERA_FOREACH_MULDIV(OP, CODE)                                                          \
-  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other) {                  \
-    ForeachCall c("_foreach_" #OP ".List", self);                                                 \
-    c.list(other).arg(1);                                                                         \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_list_kernel_slow(self, other);        \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_list_(at::TensorList self, at::TensorList other) {                                    \
-    ForeachCall c("_foreach_" #OP "_.List", self);                                                \
-    c.list(other).arg(1);                                                                         \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_list_kernel_slow_(self, other);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) {                 \
-    ForeachCall c("_foreach_" #OP ".Scalar", self);                                               \
-    c.scalar(s).arg(1);                                                                           \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalar_kernel_slow(self, s);          \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalar_(at::TensorList self, const at::Scalar& s) {                                   \
-    ForeachCall c("_foreach_" #OP "_.Scalar", self);                                              \
-    c.scalar(s).arg(1);                                                                           \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_scalar_kernel_slow_(self, s);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) {      \
-    ForeachCall c("_foreach_" #OP ".ScalarList", self);                                           \
-    c.scalars(s).arg(1);                                                                          \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalarlist_kernel_slow(self, s);      \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) {                        \
-    ForeachCall c("_foreach_" #OP "_.ScalarList", self);                                          \
-    c.scalars(s).arg(1);                                                                          \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_scalarlist_kernel_slow_(self, s);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_tensor(at::TensorList self, const at::Tensor& other) {             \
-    ForeachCall c("_foreach_" #OP ".Tensor", self);                                               \
-    c.tensor(other).arg(1);                                                                       \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_tensor_kernel_slow(self, other);      \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_tensor_(at::TensorList self, const at::Tensor& other) {                               \
-    ForeachCall c("_foreach_" #OP "_.Tensor", self);                                              \
-    c.tensor(other).arg(1);                                                                       \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_tensor_kernel_slow_(self, other);                                                                            \
+#define TESSERA_FOREACH_MULDIV(OP, CODE) \
+  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other) { \
+    ForeachCall c("_foreach_" #OP ".List", self); \
+    c.list(other).arg(1); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_list_kernel_slow(self, other); \
+    return c.run(CODE); \
+  } \
+  void OP##_list_(at::TensorList self, at::TensorList other) { \
+    ForeachCall c("_foreach_" #OP "_.List", self); \
+    c.list(other).arg(1); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_list_kernel_slow_(self, other); \
+  } \
+  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP ".Scalar", self); \
+    c.scalar(s).arg(1); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalar_kernel_slow(self, s); \
+    return c.run(CODE); \
+  } \
+  void OP##_scalar_(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP "_.Scalar", self); \
+    c.scalar(s).arg(1); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_scalar_kernel_slow_(self, s); \
+  } \
+  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP ".ScalarList", self); \
+    c.scalars(s).arg(1); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalarlist_kernel_slow(self, s); \
+    return c.run(CODE); \
+  } \
+  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP "_.ScalarList", self); \
+    c.scalars(s).arg(1); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_scalarlist_kernel_slow_(self, s); \
+  } \
+  std::vector<at::Tensor> OP##_tensor(at::TensorList self, const at::Tensor& other) { \
+    ForeachCall c("_foreach_" #OP ".Tensor", self); \
+    c.tensor(other).arg(1); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_tensor_kernel_slow(self, other); \
+    return c.run(CODE); \
+  } \
+  void OP##_tensor_(at::TensorList self, const at::Tensor& other) { \
+    ForeachCall c("_foreach_" #OP "_.Tensor", self); \
+    c.tensor(other).arg(1); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_tensor_kernel_slow_(self, other); \
   }
 
 TESSERA_FOREACH_MULDIV(mul, BinaryOp::kMul)
@@ -337,45 +347,50 @@ TESSERA_FOREACH_MULDIV(div, BinaryOp::kDiv)
 
 // -- addcmul, addcdiv: value as Scalar, ScalarList or a 1-D Tensor.
 
-#define TESSERA_FOREACH_ADDC(OP, CODE)                                                            \
-  std::vector<at::Tensor> OP##_scalar(at::TensorList self, at::TensorList t1, at::TensorList t2,  \
-                                      const at::Scalar& value) {                                  \
-    ForeachCall c("_foreach_" #OP ".Scalar", self);                                               \
-    c.list(t1).list(t2).arg(value);                                                               \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalar_slow(self, t1, t2, value);     \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalar_(at::TensorList self, at::TensorList t1, at::TensorList t2,                    \
-                    const at::Scalar& value) {                                                    \
-    ForeachCall c("_foreach_" #OP "_.Scalar", self);                                              \
-    c.list(t1).list(t2).arg(value);                                                               \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_scalar_slow_(self, t1, t2, value);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::TensorList t1,                 \
-                                          at::TensorList t2, at::ArrayRef<at::Scalar> values) {   \
-    ForeachCall c("_foreach_" #OP ".ScalarList", self);                                           \
-    c.list(t1).list(t2).args(values);                                                             \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalarlist_slow(self, t1, t2, values); \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_scalarlist_(at::TensorList self, at::TensorList t1, at::TensorList t2,                \
-                        at::ArrayRef<at::Scalar> values) {                                        \
-    ForeachCall c("_foreach_" #OP "_.ScalarList", self);                                          \
-    c.list(t1).list(t2).args(values);                                                             \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_scalarlist_slow_(self, t1, t2, values);                                                                            \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_tensor(at::TensorList self, at::TensorList t1, at::TensorList t2,  \
-                                      const at::Tensor& values) {                                 \
-    ForeachCall c("_foreach_" #OP ".Tensor", self);                                               \
-    c.list(t1).list(t2).args(values);                                                             \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_tensor_slow(self, t1, t2, values);    \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_tensor_(at::TensorList self, at::TensorList t1, at::TensorList t2,                    \
-                    const at::Tensor& values) {                                                   \
-    ForeachCall c("_foreach_" #OP "_.Tensor", self);                                              \
-    c.list(t1).list(t2).args(values);                                                             \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_tensor_slow_(self, t1, t2, values);                                                                            \
+#define TESSERA_FOREACH_ADDC(OP, CODE) \
+  std::vector<at::Tensor> OP##_scalar(at::TensorList self, at::TensorList t1, at::TensorList t2, \
+                                      const at::Scalar& value) { \
+    ForeachCall c("_foreach_" #OP ".Scalar", self); \
+    c.list(t1).list(t2).arg(value); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_scalar_slow(self, t1, t2, value); \
+    return c.run(CODE); \
+  } \
+  void OP##_scalar_(at::TensorList self, at::TensorList t1, at::TensorList t2, \
+                    const at::Scalar& value) { \
+    ForeachCall c("_foreach_" #OP "_.Scalar", self); \
+    c.list(t1).list(t2).arg(value); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_scalar_slow_(self, t1, t2, value); \
+  } \
+  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::TensorList t1, \
+                                          at::TensorList t2, at::ArrayRef<at::Scalar> values) { \
+    ForeachCall c("_foreach_" #OP ".ScalarList", self); \
+    c.list(t1).list(t2).args(values); \
+    if (!c.fast()) { \
+      return at::native::foreach_tensor_##OP##_scalarlist_slow(self, t1, t2, values); \
+    } \
+    return c.run(CODE); \
+  } \
+  void OP##_scalarlist_(at::TensorList self, at::TensorList t1, at::TensorList t2, \
+                        at::ArrayRef<at::Scalar> values) { \
+    ForeachCall c("_foreach_" #OP "_.ScalarList", self); \
+    c.list(t1).list(t2).args(values); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_scalarlist_slow_(self, t1, t2, values); \
+  } \
+  std::vector<at::Tensor> OP##_tensor(at::TensorList self, at::TensorList t1, at::TensorList t2, \
+                                      const at::Tensor& values) { \
+    ForeachCall c("_foreach_" #OP ".Tensor", self); \
+    c.list(t1).list(t2).args(values); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_tensor_slow(self, t1, t2, values); \
+    return c.run(CODE); \
+  } \
+  void OP##_tensor_(at::TensorList self, at::TensorList t1, at::TensorList t2, \
+                    const at::Tensor& values) { \
+    ForeachCall c("_foreach_" #OP "_.Tensor", self); \
+    c.list(t1).list(t2).args(values); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_tensor_slow_(self, t1, t2, values); \
   }
 
 TESSERA_FOREACH_ADDC(addcmul, TernaryOp::kAddcmul)
@@ -392,7 +407,8 @@ std::vector<at::Tensor> lerp_list(at::TensorList self, at::TensorList end, at::T
 void lerp_list_(at::TensorList self, at::TensorList end, at::TensorList weights) {
   ForeachCall c("_foreach_lerp_.List", self);
   c.list(end).list(weights);
-  if (!c.fast() || !c.run_in_place(TernaryOp::kLerp)) return at::native::foreach_tensor_ternary_lerp_slow_(self, end, weights);
+  if (c.fast() && c.run_in_place(TernaryOp::kLerp)) return;
+  at::native::foreach_tensor_ternary_lerp_slow_(self, end, weights);
 }
 std::vector<at::Tensor> lerp_scalar(at::TensorList self, at::TensorList end,
                                     const at::Scalar& weight) {
@@ -404,58 +420,65 @@ std::vector<at::Tensor> lerp_scalar(at::TensorList self, at::TensorList end,
 void lerp_scalar_(at::TensorList self, at::TensorList end, const at::Scalar& weight) {
   ForeachCall c("_foreach_lerp_.Scalar", self);
   c.list(end).scalar(weight);
-  if (!c.fast() || !c.run_in_place(TernaryOp::kLerp)) return at::native::foreach_tensor_lerp_list_kernel_slow_(self, end, weight);
+  if (c.fast() && c.run_in_place(TernaryOp::kLerp)) return;
+  at::native::foreach_tensor_lerp_list_kernel_slow_(self, end, weight);
 }
 std::vector<at::Tensor> lerp_scalarlist(at::TensorList self, at::TensorList end,
                                         at::ArrayRef<at::Scalar> weights) {
   ForeachCall c("_foreach_lerp.ScalarList", self);
   c.list(end).scalars(weights);
-  if (!c.fast()) return at::native::foreach_tensor_lerp_scalarlist_kernel_slow(self, end, weights);
+  if (!c.fast()) {
+    return at::native::foreach_tensor_lerp_scalarlist_kernel_slow(self, end, weights);
+  }
   return c.run(TernaryOp::kLerp);
 }
 void lerp_scalarlist_(at::TensorList self, at::TensorList end, at::ArrayRef<at::Scalar> weights) {
   ForeachCall c("_foreach_lerp_.ScalarList", self);
   c.list(end).scalars(weights);
-  if (!c.fast() || !c.run_in_place(TernaryOp::kLerp)) return at::native::foreach_tensor_lerp_scalarlist_kernel_slow_(self, end, weights);
+  if (c.fast() && c.run_in_place(TernaryOp::kLerp)) return;
+  at::native::foreach_tensor_lerp_scalarlist_kernel_slow_(self, end, weights);
 }
 
 // -- maximum, minimum, clamp_min, clamp_max: List, Scalar, ScalarList.
 // aten defines _foreach_maximum as clamp_min (and minimum as clamp_max):
 // the NaN-propagating maximum with a list, the unary clamp with scalars.
 
-#define TESSERA_FOREACH_EXTREMUM(OP, SLOW, LIST_CODE, SCALAR_CODE)                             \
-  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other) {                  \
-    ForeachCall c("_foreach_" #OP ".List", self);                                                 \
-    c.list(other);                                                                                \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_list_kernel_slow(self, other);        \
-    return c.run(LIST_CODE);                                                               \
-  }                                                                                               \
-  void OP##_list_(at::TensorList self, at::TensorList other) {                                    \
-    ForeachCall c("_foreach_" #OP "_.List", self);                                                \
-    c.list(other);                                                                                \
-    if (!c.fast() || !c.run_in_place(LIST_CODE)) return at::native::foreach_tensor_##SLOW##_list_kernel_slow_(self, other);                                                                       \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) {                 \
-    ForeachCall c("_foreach_" #OP ".Scalar", self);                                               \
-    c.arg(s);                                                      \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow(self, s);          \
-    return c.run(SCALAR_CODE);                                                             \
-  }                                                                                               \
-  void OP##_scalar_(at::TensorList self, const at::Scalar& s) {                                   \
-    ForeachCall c("_foreach_" #OP "_.Scalar", self);                                              \
-    c.arg(s);                                                      \
-    if (!c.fast() || !c.run_in_place(SCALAR_CODE)) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow_(self, s);                                                                     \
-  }                                                                                               \
-  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) {      \
-    ForeachCall c("_foreach_" #OP ".ScalarList", self);                                           \
-    c.args(s);                                                    \
-    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow(self, s);      \
-    return c.run(SCALAR_CODE);                                                             \
-  }                                                                                               \
-  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) {                        \
-    ForeachCall c("_foreach_" #OP "_.ScalarList", self);                                          \
-    c.args(s);                                                    \
-    if (!c.fast() || !c.run_in_place(SCALAR_CODE)) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow_(self, s);                                                                     \
+#define TESSERA_FOREACH_EXTREMUM(OP, SLOW, LIST_CODE, SCALAR_CODE) \
+  std::vector<at::Tensor> OP##_list(at::TensorList self, at::TensorList other) { \
+    ForeachCall c("_foreach_" #OP ".List", self); \
+    c.list(other); \
+    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_list_kernel_slow(self, other); \
+    return c.run(LIST_CODE); \
+  } \
+  void OP##_list_(at::TensorList self, at::TensorList other) { \
+    ForeachCall c("_foreach_" #OP "_.List", self); \
+    c.list(other); \
+    if (c.fast() && c.run_in_place(LIST_CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_list_kernel_slow_(self, other); \
+  } \
+  std::vector<at::Tensor> OP##_scalar(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP ".Scalar", self); \
+    c.arg(s); \
+    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalar_kernel_slow(self, s); \
+    return c.run(SCALAR_CODE); \
+  } \
+  void OP##_scalar_(at::TensorList self, const at::Scalar& s) { \
+    ForeachCall c("_foreach_" #OP "_.Scalar", self); \
+    c.arg(s); \
+    if (c.fast() && c.run_in_place(SCALAR_CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_scalar_kernel_slow_(self, s); \
+  } \
+  std::vector<at::Tensor> OP##_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP ".ScalarList", self); \
+    c.args(s); \
+    if (!c.fast()) return at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow(self, s); \
+    return c.run(SCALAR_CODE); \
+  } \
+  void OP##_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> s) { \
+    ForeachCall c("_foreach_" #OP "_.ScalarList", self); \
+    c.args(s); \
+    if (c.fast() && c.run_in_place(SCALAR_CODE)) return; \
+    at::native::foreach_tensor_##SLOW##_scalarlist_kernel_slow_(self, s); \
   }
 
 TESSERA_FOREACH_EXTREMUM(maximum, clamp_min, PointwiseBinaryOp::kMaximum, UnaryOp::kClampMin)
@@ -474,7 +497,8 @@ std::vector<at::Tensor> pow_list(at::TensorList self, at::TensorList exponent) {
 void pow_list_(at::TensorList self, at::TensorList exponent) {
   ForeachCall c("_foreach_pow_.List", self);
   c.list(exponent);
-  if (!c.fast() || !c.run_in_place(PointwiseBinaryOp::kPow)) return at::native::foreach_tensor_pow_list_kernel_slow_(self, exponent);
+  if (c.fast() && c.run_in_place(PointwiseBinaryOp::kPow)) return;
+  at::native::foreach_tensor_pow_list_kernel_slow_(self, exponent);
 }
 std::vector<at::Tensor> pow_scalar(at::TensorList self, const at::Scalar& exponent) {
   ForeachCall c("_foreach_pow.Scalar", self);
@@ -485,7 +509,8 @@ std::vector<at::Tensor> pow_scalar(at::TensorList self, const at::Scalar& expone
 void pow_scalar_(at::TensorList self, const at::Scalar& exponent) {
   ForeachCall c("_foreach_pow_.Scalar", self);
   c.scalar(exponent);
-  if (!c.fast() || !c.run_in_place(PointwiseBinaryOp::kPow)) return at::native::foreach_tensor_pow_scalar_kernel_slow_(self, exponent);
+  if (c.fast() && c.run_in_place(PointwiseBinaryOp::kPow)) return;
+  at::native::foreach_tensor_pow_scalar_kernel_slow_(self, exponent);
 }
 std::vector<at::Tensor> pow_scalarlist(at::TensorList self, at::ArrayRef<at::Scalar> exponent) {
   ForeachCall c("_foreach_pow.ScalarList", self);
@@ -496,20 +521,22 @@ std::vector<at::Tensor> pow_scalarlist(at::TensorList self, at::ArrayRef<at::Sca
 void pow_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> exponent) {
   ForeachCall c("_foreach_pow_.ScalarList", self);
   c.scalars(exponent);
-  if (!c.fast() || !c.run_in_place(PointwiseBinaryOp::kPow)) return at::native::foreach_tensor_pow_scalarlist_kernel_slow_(self, exponent);
+  if (c.fast() && c.run_in_place(PointwiseBinaryOp::kPow)) return;
+  at::native::foreach_tensor_pow_scalarlist_kernel_slow_(self, exponent);
 }
 
 // -- unary ops: functional and in place.
 
-#define TESSERA_FOREACH_UNARY(OP, CODE)                                                           \
-  std::vector<at::Tensor> OP##_unary(at::TensorList self) {                                       \
-    ForeachCall c("_foreach_" #OP, self);                                                         \
-    if (!c.fast()) return at::native::foreach_tensor_##OP##_slow(self);                           \
-    return c.run(CODE);                                                                    \
-  }                                                                                               \
-  void OP##_unary_(at::TensorList self) {                                                         \
-    ForeachCall c("_foreach_" #OP "_", self);                                                     \
-    if (!c.fast() || !c.run_in_place(CODE)) return at::native::foreach_tensor_##OP##_slow_(self);                                                                            \
+#define TESSERA_FOREACH_UNARY(OP, CODE) \
+  std::vector<at::Tensor> OP##_unary(at::TensorList self) { \
+    ForeachCall c("_foreach_" #OP, self); \
+    if (!c.fast()) return at::native::foreach_tensor_##OP##_slow(self); \
+    return c.run(CODE); \
+  } \
+  void OP##_unary_(at::TensorList self) { \
+    ForeachCall c("_foreach_" #OP "_", self); \
+    if (c.fast() && c.run_in_place(CODE)) return; \
+    at::native::foreach_tensor_##OP##_slow_(self); \
   }
 
 TESSERA_FOREACH_UNARY(neg, UnaryOp::kNeg)
@@ -540,20 +567,20 @@ TESSERA_FOREACH_UNARY(log1p, UnaryOp::kLog1p)
 TESSERA_FOREACH_UNARY(round, UnaryOp::kRound)
 TESSERA_FOREACH_UNARY(trunc, UnaryOp::kTrunc)
 
-#define TESSERA_IMPL_BINARY_FORMS(OP)                                                             \
-  m.impl("_foreach_" #OP ".List", TORCH_FN(OP##_list));                                           \
-  m.impl("_foreach_" #OP "_.List", TORCH_FN(OP##_list_));                                         \
-  m.impl("_foreach_" #OP ".Scalar", TORCH_FN(OP##_scalar));                                       \
-  m.impl("_foreach_" #OP "_.Scalar", TORCH_FN(OP##_scalar_));                                     \
-  m.impl("_foreach_" #OP ".ScalarList", TORCH_FN(OP##_scalarlist));                               \
+#define TESSERA_IMPL_BINARY_FORMS(OP) \
+  m.impl("_foreach_" #OP ".List", TORCH_FN(OP##_list)); \
+  m.impl("_foreach_" #OP "_.List", TORCH_FN(OP##_list_)); \
+  m.impl("_foreach_" #OP ".Scalar", TORCH_FN(OP##_scalar)); \
+  m.impl("_foreach_" #OP "_.Scalar", TORCH_FN(OP##_scalar_)); \
+  m.impl("_foreach_" #OP ".ScalarList", TORCH_FN(OP##_scalarlist)); \
   m.impl("_foreach_" #OP "_.ScalarList", TORCH_FN(OP##_scalarlist_));
 
-#define TESSERA_IMPL_TENSOR_FORMS(OP)                                                             \
-  m.impl("_foreach_" #OP ".Tensor", TORCH_FN(OP##_tensor));                                       \
+#define TESSERA_IMPL_TENSOR_FORMS(OP) \
+  m.impl("_foreach_" #OP ".Tensor", TORCH_FN(OP##_tensor)); \
   m.impl("_foreach_" #OP "_.Tensor", TORCH_FN(OP##_tensor_));
 
-#define TESSERA_IMPL_UNARY(OP)                                                                    \
-  m.impl("_foreach_" #OP, TORCH_FN(OP##_unary));                                                  \
+#define TESSERA_IMPL_UNARY(OP) \
+  m.impl("_foreach_" #OP, TORCH_FN(OP##_unary)); \
   m.impl("_foreach_" #OP "_", TORCH_FN(OP##_unary_));
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

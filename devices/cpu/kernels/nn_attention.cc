@@ -283,8 +283,9 @@ struct BackwardTask {
           const float d = delta[static_cast<size_t>(i)];
           for (int64_t j = 0; j < kb; ++j) ds_row[j] = p_row[j] * (ds_row[j] - d);
         }
-        dq.noalias() += ConstTile(grad_scores.data(), n, kb) * ConstTile(kh + c0 * g.e, kb, g.e);
-        dk.middleRows(c0, kb).noalias() += ConstTile(grad_scores.data(), n, kb).transpose() * qs_tile;
+        const ConstTile ds_tile(grad_scores.data(), n, kb);
+        dq.noalias() += ds_tile * ConstTile(kh + c0 * g.e, kb, g.e);
+        dk.middleRows(c0, kb).noalias() += ds_tile.transpose() * qs_tile;
       }
       dq *= scale;
     }
