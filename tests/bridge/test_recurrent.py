@@ -197,11 +197,14 @@ def test_lstm_language_model_trains_like_cpu(device):
 @every_device
 @pytest.mark.parametrize("steps", [1, 5])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_lstm_gradients_of_input_and_initial_states(device, steps, bidirectional):
-    # The LSTM direction is one autograd node (lstm_direction.cc) whose
-    # backward returns the input's and the initial states' gradients too.
+@pytest.mark.parametrize("kind", ["lstm", "gru"])
+def test_gradients_of_input_and_initial_states(device, kind, steps, bidirectional):
+    # Each direction is one autograd node (lstm_direction.cc,
+    # gru_direction.cc) whose backward returns the input's and the initial
+    # states' gradients too.
     torch.manual_seed(0)
-    model = nn.LSTM(5, 6, num_layers=2, bidirectional=bidirectional)
+    cls = nn.LSTM if kind == "lstm" else nn.GRU
+    model = cls(5, 6, num_layers=2, bidirectional=bidirectional)
     model_dev = copy.deepcopy(model).to(device)
     g = torch.Generator().manual_seed(1)
     d = 2 if bidirectional else 1
@@ -209,10 +212,16 @@ def test_lstm_gradients_of_input_and_initial_states(device, steps, bidirectional
                  ((steps, 3, 5), (2 * d, 3, 6), (2 * d, 3, 6)))
     grads = []
     for m, dev in ((model, "cpu"), (model_dev, device)):
-        leaves = [t.detach().to(dev).requires_grad_() for t in (x, h0, c0)]
-        out, (h, c) = m(leaves[0], (leaves[1], leaves[2]))
-        # Only out and c feed the loss: the final h's gradient stays undefined.
-        (out.sin().sum() + (c * 0.5).sum()).backward()
+        if kind == "lstm":
+            leaves = [t.detach().to(dev).requires_grad_() for t in (x, h0, c0)]
+            out, (h, c) = m(leaves[0], (leaves[1], leaves[2]))
+            # Only out and c feed the loss: the final h's gradient stays undefined.
+            loss = out.sin().sum() + (c * 0.5).sum()
+        else:
+            leaves = [t.detach().to(dev).requires_grad_() for t in (x, h0)]
+            out, h = m(*leaves)
+            loss = out.sin().sum()  # the final h's gradient stays undefined
+        loss.backward()
         grads.append([t.grad for t in leaves] + [p.grad for p in m.parameters()])
     for got, want in zip(grads[1], grads[0]):
         assert_close(got, want)
@@ -230,18 +239,24 @@ def test_lstm_runs_under_inference_mode(device):
 
 
 @every_device
-def test_lstm_backward_takes_each_weight_gradient_in_one_gemm(device):
-    rnn = nn.LSTM(6, 8, num_layers=2).to(device)
+@pytest.mark.parametrize("cls", [nn.LSTM, nn.GRU], ids=lambda c: c.__name__)
+def test_backward_takes_each_weight_gradient_in_one_gemm(device, cls):
+    rnn = cls(6, 8, num_layers=2).to(device)
     x = torch.randn(7, 3, 6, device=device)
     out, _ = rnn(x)
     with torch.profiler.profile() as prof:
         out.sum().backward()
     calls = {e.key: e.count for e in prof.key_averages()}
-    # Per layer: one hidden-state GEMM per step (an addmm that adds the
-    # step's output gradient, a plain mm for h0's), then w_ih's and w_hh's
+    # Per layer: one hidden-state GEMM per step, then w_ih's and w_hh's
     # gradients once each; the top layer adds its input's gradient.
-    assert calls.get("aten::addmm") == 2 * 6
-    assert calls.get("aten::mm") == 2 * (1 + 2) + 1
+    if cls is nn.LSTM:
+        # An addmm that adds the step's output gradient, a plain mm for h0's.
+        assert calls.get("aten::addmm") == 2 * 6
+        assert calls.get("aten::mm") == 2 * (1 + 2) + 1
+    else:
+        # An addmm onto the cell's own gradient of h, every step.
+        assert calls.get("aten::addmm") == 2 * 7
+        assert calls.get("aten::mm") == 2 * 2 + 1
 
 
 @every_device
@@ -254,11 +269,13 @@ def test_each_layers_inputs_are_projected_once(device, cls):
     with torch.profiler.profile() as prof:
         rnn(x)
     calls = {e.key: e.count for e in prof.key_averages()}
+    assert calls.get("aten::mm") is None
     if cls is torch.nn.LSTM:
         # bridge/csrc/ops/lstm_direction.cc: the projection with both
         # biases, then the hidden GEMM added into each step's gates.
-        assert calls.get("aten::addmm") == 4 and calls.get("aten::mm") is None
+        assert calls.get("aten::addmm") == 4
         assert calls.get("aten::addmm_") == 2 * 2 * 7
-        return
-    assert calls.get("aten::matmul") == 4
-    assert calls.get("aten::mm") == 4 + 2 * 2 * 7  # the four projections inside matmul
+    else:
+        # gru_direction.cc: the projection with b_ih, then each step's
+        # hidden projection with b_hh (the cell needs it apart).
+        assert calls.get("aten::addmm") == 4 + 2 * 2 * 7

@@ -5,9 +5,9 @@
 // layer's input projection for all time steps is one GEMM ([T * B, in] x
 // [in, gates]) before the recurrence, which then runs one GEMM (the hidden
 // projection) and the fused cell per step, as PyTorch's CPU path does.
-// An LSTM direction is one autograd node whose backward takes the weight
-// gradients as one GEMM over the sequence (lstm_direction.cc); a GRU's is
-// composed of differentiable aten ops. Registered for AutogradPrivateUse1
+// Each direction is one autograd node whose backward takes the weight
+// gradients as one GEMM over the sequence (lstm_direction.cc,
+// gru_direction.cc). Registered for AutogradPrivateUse1
 // (ahead of aten's composite) and PrivateUse1 (inference mode). Calls this
 // file does not cover (LSTM projections, unusual parameter lists) go to
 // aten's implementation.
@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bridge/csrc/ops/gru_direction.h"
 #include "bridge/csrc/ops/lstm_direction.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
@@ -30,27 +31,6 @@ struct LayerWeights {
   at::Tensor w_ih, w_hh;
   std::optional<at::Tensor> b_ih, b_hh;
 };
-
-// One direction of one GRU layer over x [T, B, in] from the state h: the
-// outputs [T, B, H] and the final h.
-std::tuple<at::Tensor, at::Tensor> gru_direction(const at::Tensor& x, const LayerWeights& w,
-                                                 at::Tensor h, bool reverse) {
-  const int64_t steps = x.size(0);
-  // unbind, not indexing: its backward stacks the step gradients once.
-  const std::vector<at::Tensor> input_gates = at::matmul(x, w.w_ih.t()).unbind(0);
-  std::vector<at::Tensor> outputs(static_cast<size_t>(steps));
-  for (int64_t k = 0; k < steps; ++k) {
-    const int64_t t = reverse ? steps - 1 - k : k;
-    // A fresh transpose per step, as aten's: each step's weight gradient
-    // then comes back in the weight's own layout and accumulates there
-    // (one shared transpose would gather them transposed, strided).
-    const at::Tensor hidden_gates = at::mm(h, w.w_hh.t());
-    h = std::get<0>(at::_thnn_fused_gru_cell(input_gates[static_cast<size_t>(t)], hidden_gates,
-                                             h, w.b_ih, w.b_hh));
-    outputs[static_cast<size_t>(t)] = h;
-  }
-  return {at::stack(outputs), h};
-}
 
 // One direction of one layer: (outputs, final h, final c); c undefined
 // for a GRU.
@@ -63,7 +43,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> run_direction(const at::Tensor& x
     return lstm_direction(x, h, c, w.w_ih, w.w_hh, w.b_ih.value_or(at::Tensor()),
                           w.b_hh.value_or(at::Tensor()), reverse);
   } else {
-    auto [out, h_last] = gru_direction(x, w, h, reverse);
+    auto [out, h_last] = gru_direction(x, h, w.w_ih, w.w_hh, w.b_ih.value_or(at::Tensor()),
+                                       w.b_hh.value_or(at::Tensor()), reverse);
     return {out, h_last, at::Tensor()};
   }
 }
