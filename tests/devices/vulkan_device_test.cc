@@ -25,35 +25,19 @@
 #include "runtime/stream/event.h"
 #include "runtime/stream/stream.h"
 #include "tests/ops/reference.h"
+#include "tests/devices/vulkan_testing.h"
 #include "tests/support/skip.h"
 
 using namespace tessera;
+using namespace tessera::vulkan_testing;
 
 namespace {
-
-DeviceInterface* vulkan_interface() { return DeviceRegistry::instance().find("vulkan"); }
-
-bool have_vulkan() {
-  DeviceInterface* iface = vulkan_interface();
-  return iface != nullptr && iface->device_count() > 0;
-}
-
-Device gpu() { return Device::parse("vulkan:0"); }
 
 std::vector<double> host_values(const Tensor& t) {
   return tessera::testing::read_strided(t.to(host_device()));
 }
 
-int64_t fallback_count(const std::string& op) {
-  auto counts = cpu_fallback_counts();
-  auto it = counts.find(op);
-  return it == counts.end() ? 0 : it->second;
-}
-
 }  // namespace
-
-#define REQUIRE_VULKAN() \
-  if (!have_vulkan()) TESSERA_SKIP("no Vulkan device on this machine")
 
 TEST_CASE("vulkan: enumeration and properties", "[vulkan]") {
   REQUIRE_VULKAN();

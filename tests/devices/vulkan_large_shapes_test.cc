@@ -13,18 +13,13 @@
 
 #include "runtime/tessera.h"
 #include "tests/ops/reference.h"
+#include "tests/devices/vulkan_testing.h"
 #include "tests/support/skip.h"
 
 using namespace tessera;
+using namespace tessera::vulkan_testing;
 
 namespace {
-
-bool have_vulkan() {
-  DeviceInterface* iface = DeviceRegistry::instance().find("vulkan");
-  return iface != nullptr && iface->device_count() > 0;
-}
-
-Device gpu() { return Device::parse("vulkan:0"); }
 
 // The largest |got - want| / (atol + rtol |want|) over all elements; <= 1
 // means close.
@@ -47,9 +42,6 @@ Tensor host_input(const Shape& sizes, uint64_t seed) {
 }
 
 }  // namespace
-
-#define REQUIRE_VULKAN() \
-  if (!have_vulkan()) TESSERA_SKIP("no Vulkan device on this machine")
 
 TEST_CASE("vulkan large: reductions over 16M elements and 4096-wide rows", "[vulkan][large]") {
   REQUIRE_VULKAN();

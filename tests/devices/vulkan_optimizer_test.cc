@@ -17,24 +17,13 @@
 
 #include "runtime/tessera.h"
 #include "tests/ops/reference.h"
+#include "tests/devices/vulkan_testing.h"
 #include "tests/support/skip.h"
 
 using namespace tessera;
+using namespace tessera::vulkan_testing;
 
 namespace {
-
-bool have_vulkan() {
-  DeviceInterface* iface = DeviceRegistry::instance().find("vulkan");
-  return iface != nullptr && iface->device_count() > 0;
-}
-
-Device gpu() { return Device::parse("vulkan:0"); }
-
-int64_t fallback_count(const std::string& op) {
-  auto counts = cpu_fallback_counts();
-  auto it = counts.find(op);
-  return it == counts.end() ? 0 : it->second;
-}
 
 enum class Optimizer { kAdam, kSgd, kAdagrad };
 
@@ -186,9 +175,6 @@ std::vector<StepCall> every_variant() {
 }
 
 }  // namespace
-
-#define REQUIRE_VULKAN() \
-  if (!have_vulkan()) TESSERA_SKIP("no Vulkan device on this machine")
 
 TEST_CASE("vulkan: fused optimizer steps match the CPU kernels in f32, f16 and bf16",
           "[vulkan][kernels][optimizer]") {
