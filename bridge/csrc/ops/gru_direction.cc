@@ -16,6 +16,8 @@
 #include <optional>
 #include <vector>
 
+#include "bridge/csrc/ops/recurrent_gradients.h"
+
 namespace torch_tessera {
 namespace {
 
@@ -89,25 +91,12 @@ struct GruDirection : public torch::autograd::Function<GruDirection> {
       if (k + 1 == steps) grad_h0 = std::move(grad_h_prev);
       else grad_hy = std::move(grad_h_prev);
     }
-    const at::Tensor h_prev =
-        steps == 1 ? h0.unsqueeze(0)
-        : reverse  ? at::cat({out.narrow(0, 1, steps - 1), h0.unsqueeze(0)})
-                   : at::cat({h0.unsqueeze(0), out.narrow(0, 0, steps - 1)});
     const at::Tensor gi = at::stack(grad_input_gates).view({steps * batch, 3 * hidden});
     const at::Tensor gh = at::stack(grad_hidden_gates).view({steps * batch, 3 * hidden});
-    at::Tensor grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh;
-    if (ctx->needs_input_grad(0)) grad_x = at::mm(gi, w_ih).view(x.sizes());
-    if (ctx->needs_input_grad(2)) {
-      grad_w_ih = at::mm(gi.t(), x.reshape({steps * batch, x.size(2)}));
-    }
-    if (ctx->needs_input_grad(3)) {
-      grad_w_hh = at::mm(gh.t(), h_prev.reshape({steps * batch, hidden}));
-    }
-    if (has_bias) {
-      grad_b_ih = gi.sum(0);
-      grad_b_hh = gh.sum(0);
-    }
-    return {grad_x, grad_h0, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, at::Tensor()};
+    const SequenceGradients g = sequence_gradients(
+        x, h0, out, w_ih, gi, gh, reverse, has_bias,
+        {ctx->needs_input_grad(0), ctx->needs_input_grad(2), ctx->needs_input_grad(3)});
+    return {g.x, grad_h0, g.w_ih, g.w_hh, g.b_ih, g.b_hh, at::Tensor()};
   }
 };
 
@@ -117,12 +106,8 @@ std::tuple<at::Tensor, at::Tensor> gru_direction(const at::Tensor& x, const at::
                                                  const at::Tensor& w_ih, const at::Tensor& w_hh,
                                                  const at::Tensor& b_ih, const at::Tensor& b_hh,
                                                  bool reverse) {
-  // Biases as optionals: an absent one is then no input of the node.
-  std::optional<at::Tensor> input_bias, hidden_bias;
-  if (b_ih.defined()) input_bias = b_ih;
-  if (b_hh.defined()) hidden_bias = b_hh;
-  const variable_list result =
-      GruDirection::apply(x, h0, w_ih, w_hh, input_bias, hidden_bias, reverse);
+  const variable_list result = GruDirection::apply(x, h0, w_ih, w_hh, optional_input(b_ih),
+                                                   optional_input(b_hh), reverse);
   return {result[0], result[1]};
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "bridge/csrc/ops/lstm_cell_math.h"
+#include "bridge/csrc/ops/recurrent_gradients.h"
 
 namespace torch_tessera {
 namespace {
@@ -99,25 +100,11 @@ struct LstmDirection : public torch::autograd::Function<LstmDirection> {
         grad_hy = at::mm(step_grad, w_hh);
       }
     }
-    // Each step's previous h: h0 then the outputs, in the forward's order.
-    const at::Tensor h_prev =
-        steps == 1 ? h0.unsqueeze(0)
-        : reverse  ? at::cat({out.narrow(0, 1, steps - 1), h0.unsqueeze(0)})
-                   : at::cat({h0.unsqueeze(0), out.narrow(0, 0, steps - 1)});
     const at::Tensor grad_rows = grad_gates.view({steps * batch, 4 * hidden});
-    at::Tensor grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh;
-    if (ctx->needs_input_grad(0)) grad_x = at::mm(grad_rows, w_ih).view(x.sizes());
-    if (ctx->needs_input_grad(3)) {
-      grad_w_ih = at::mm(grad_rows.t(), x.reshape({steps * batch, x.size(2)}));
-    }
-    if (ctx->needs_input_grad(4)) {
-      grad_w_hh = at::mm(grad_rows.t(), h_prev.reshape({steps * batch, hidden}));
-    }
-    if (has_bias) {
-      grad_b_ih = grad_rows.sum(0);
-      grad_b_hh = grad_b_ih.clone();  // two parameters: two gradient tensors
-    }
-    return {grad_x, grad_h0, grad_c, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, at::Tensor()};
+    const SequenceGradients g = sequence_gradients(
+        x, h0, out, w_ih, grad_rows, grad_rows, reverse, has_bias,
+        {ctx->needs_input_grad(0), ctx->needs_input_grad(3), ctx->needs_input_grad(4)});
+    return {g.x, grad_h0, grad_c, g.w_ih, g.w_hh, g.b_ih, g.b_hh, at::Tensor()};
   }
 };
 
@@ -126,13 +113,8 @@ struct LstmDirection : public torch::autograd::Function<LstmDirection> {
 std::tuple<at::Tensor, at::Tensor, at::Tensor> lstm_direction(
     const at::Tensor& x, const at::Tensor& h0, const at::Tensor& c0, const at::Tensor& w_ih,
     const at::Tensor& w_hh, const at::Tensor& b_ih, const at::Tensor& b_hh, bool reverse) {
-  // Biases as optionals: an absent one is then no input of the node (an
-  // undefined tensor input is refused).
-  std::optional<at::Tensor> input_bias, hidden_bias;
-  if (b_ih.defined()) input_bias = b_ih;
-  if (b_hh.defined()) hidden_bias = b_hh;
-  const variable_list result =
-      LstmDirection::apply(x, h0, c0, w_ih, w_hh, input_bias, hidden_bias, reverse);
+  const variable_list result = LstmDirection::apply(
+      x, h0, c0, w_ih, w_hh, optional_input(b_ih), optional_input(b_hh), reverse);
   return {result[0], result[1], result[2]};
 }
 
