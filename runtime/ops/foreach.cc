@@ -90,24 +90,6 @@ void check_entries(const char* op, const PointwiseOpCode& code,
   }
 }
 
-// One entry on the family's single-tensor kernel.
-void run_entry(Device device, const PointwiseOpCode& code, PointwiseEntry& e) {
-  std::visit(
-      [&](auto op) {
-        using Op = decltype(op);
-        if constexpr (std::is_same_v<Op, BinaryOp>) {
-          call_kernel<kernels::Binary>(device, op, e.out, e.a, e.b, e.s0);
-        } else if constexpr (std::is_same_v<Op, UnaryOp>) {
-          call_kernel<kernels::Unary>(device, op, e.out, e.a, e.s0, e.s1);
-        } else if constexpr (std::is_same_v<Op, PointwiseBinaryOp>) {
-          call_kernel<kernels::PointwiseBinary>(device, op, e.out, e.a, e.b, e.s0);
-        } else {
-          call_kernel<kernels::Ternary>(device, op, e.out, e.a, e.b, e.c, e.s0);
-        }
-      },
-      code);
-}
-
 // The bytes [begin, end) a tensor's elements span; empty for no elements.
 struct ByteRange {
   uintptr_t begin = 0, end = 0;
@@ -124,6 +106,23 @@ ByteRange byte_range(const Tensor& t, size_t entry) {
 }
 
 }  // namespace
+
+void run_pointwise_entry(Device device, const PointwiseOpCode& code, PointwiseEntry& e) {
+  std::visit(
+      [&](auto op) {
+        using Op = decltype(op);
+        if constexpr (std::is_same_v<Op, BinaryOp>) {
+          call_kernel<kernels::Binary>(device, op, e.out, e.a, e.b, e.s0);
+        } else if constexpr (std::is_same_v<Op, UnaryOp>) {
+          call_kernel<kernels::Unary>(device, op, e.out, e.a, e.s0, e.s1);
+        } else if constexpr (std::is_same_v<Op, PointwiseBinaryOp>) {
+          call_kernel<kernels::PointwiseBinary>(device, op, e.out, e.a, e.b, e.s0);
+        } else {
+          call_kernel<kernels::Ternary>(device, op, e.out, e.a, e.b, e.c, e.s0);
+        }
+      },
+      code);
+}
 
 bool foreach_entries_independent(const std::vector<PointwiseEntry>& entries) {
   std::vector<ByteRange> outs;
@@ -172,7 +171,7 @@ void foreach_pointwise(const char* op, PointwiseOpCode code, std::vector<Pointwi
   if (live.empty()) return;
   const Device device = live[0].out.device();
   if (try_call_kernel<kernels::ForeachPointwise>(device, code, live)) return;
-  for (PointwiseEntry& e : live) run_entry(device, code, e);
+  for (PointwiseEntry& e : live) run_pointwise_entry(device, code, e);
 }
 
 }  // namespace tessera

@@ -26,6 +26,12 @@ namespace tessera {
 // is bool. Outputs are written in place; inputs are expanded to them.
 void foreach_pointwise(const char* op, PointwiseOpCode code, std::vector<PointwiseEntry>& entries);
 
+// One entry on its family's single-tensor kernel for `device` (the
+// entry validated and its inputs expanded, as foreach_pointwise leaves
+// them): what foreach_pointwise runs per entry without a multi-tensor
+// kernel, and what a device's multi-tensor kernel may run per task.
+void run_pointwise_entry(Device device, const PointwiseOpCode& code, PointwiseEntry& entry);
+
 // Whether the entries can run in any order, as the multi-tensor kernels
 // run them: no entry's output shares memory with another entry's output
 // or inputs (judged by address ranges, so interleaved views count as
