@@ -3,8 +3,9 @@
 For every OpInfo entry of torch.testing._internal's op_db that supports
 float32 on the CPU (random and uninitialized-memory ops left out: their
 values cannot match sample by sample), up to --samples of its float32
-sample inputs run on the CPU and on the tessera device, and the outputs
-are compared with torch.testing.assert_close. An op is
+sample inputs are made for the tessera device (as PyTorch's device-generic
+tests make them), run there and, copied, on the CPU, and the outputs are
+compared with torch.testing.assert_close. An op is
 
 - clean: every sample whose CPU reference runs gives the CPU's result on
   tessera (a sample the CPU itself rejects is left out);
@@ -58,15 +59,17 @@ def deterministic_float32_ops():
     return selected
 
 
-def to_device(value, device):
-    """A tensor moved to `device`; a device argument naming the CPU (factory
-    ops: ones(..., device="cpu"), x.to("cpu")) made to name `device`."""
+def to_cpu(value, device):
+    """The CPU twin of a sample value made for `device`: its tensors copied
+    to the CPU, a device argument naming `device` (factory ops:
+    ones(..., device=...)) made to name the CPU. Tensors the sample keeps on
+    the CPU (tensor_split's indices) stay, as in PyTorch's device tests."""
     if isinstance(value, torch.Tensor):
-        return value.to(device)
-    if isinstance(value, torch.device) and value.type == "cpu":
-        return device
-    if isinstance(value, str) and value == "cpu":
-        return str(device)
+        return value.detach().cpu() if value.device.type == device.type else value
+    if isinstance(value, torch.device) and value.type == device.type:
+        return torch.device("cpu")
+    if isinstance(value, str) and value.startswith(device.type):
+        return "cpu"
     return value
 
 
@@ -76,11 +79,13 @@ def draws_random_numbers(sample):
     return any(sample.kwargs.get(k, 0) for k in ("dropout_p", "dropout"))
 
 
-def compare(actual, expected, device):
+def compare(actual, expected, device, placed):
+    """`placed`: where the sample puts its outputs (a device= argument, as
+    ones_like(x, device="cpu") has), else the device."""
     leaves, _ = tree_flatten(actual)
     for leaf in leaves:
-        if isinstance(leaf, torch.Tensor) and leaf.device.type != device.type:
-            raise AssertionError(f"an output is on {leaf.device}, not on {device}")
+        if isinstance(leaf, torch.Tensor) and leaf.device.type != placed.type:
+            raise AssertionError(f"an output is on {leaf.device}, not on {placed}")
     torch.testing.assert_close(tree_map(lambda v: v.cpu() if isinstance(v, torch.Tensor) else v,
                                         actual), expected,
                                **TOLERANCE)
@@ -89,27 +94,36 @@ def compare(actual, expected, device):
 def run_op(op, device, max_samples):
     """(status, detail, fallback ops) for one op: status is clean, failed or
     no-sample."""
-    torch_tessera.reset_fallback_stats()
-    compared, failure = 0, None
-    samples = op.sample_inputs("cpu", torch.float32, requires_grad=False)
-    for sample in itertools.islice(samples, max_samples):
+    compared, failure, fallbacks = 0, None, set()
+    # Samples are made for the device, as PyTorch's device-generic tests
+    # make them, and copied to the CPU for the reference.
+    try:
+        samples = list(itertools.islice(
+            op.sample_inputs(device, torch.float32, requires_grad=False), max_samples))
+    except Exception as e:
+        return "failed", f"making samples: {type(e).__name__}: {str(e)[:160]}", []
+    for sample in samples:
         if draws_random_numbers(sample):
             continue
         try:
-            expected = op(sample.input, *sample.args, **sample.kwargs)
+            on_cpu = tree_map(lambda v: to_cpu(v, device),
+                              (sample.input, sample.args, sample.kwargs))
+            expected = op(on_cpu[0], *on_cpu[1], **on_cpu[2])
         except Exception:
             continue  # the reference rejects it: not tessera's concern
         try:
-            moved = tree_map(lambda v: to_device(v, device),
-                             (sample.input, sample.args, sample.kwargs))
-            actual = op(moved[0], *moved[1], **moved[2])
-            compare(actual, expected, device)
+            torch_tessera.reset_fallback_stats()
+            actual = op(sample.input, *sample.args, **sample.kwargs)
+            fallbacks |= set(torch_tessera.fallback_stats())
+            placed = torch.device(sample.kwargs.get("device", device))
+            compare(actual, expected, device, placed)
             compared += 1
         except Exception as e:
+            fallbacks |= set(torch_tessera.fallback_stats())
             message = str(e).strip().splitlines()[0] if str(e).strip() else ""
             failure = f"{type(e).__name__}: {message[:160]}"
             break
-    fallbacks = sorted(torch_tessera.fallback_stats())
+    fallbacks = sorted(fallbacks)
     if failure is not None:
         return "failed", failure, fallbacks
     if compared == 0:

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "bridge/csrc/device_mix.h"
+#include "bridge/csrc/ops/complex_routing.h"
 
 namespace torch_tessera {
 namespace {
@@ -59,7 +60,9 @@ void check_devices(const std::string& name, const c10::FunctionSchema& schema,
   }
 }
 
-void tessera_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+}  // namespace
+
+void cpu_fallback_boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
   check_devices(name, op.schema(), *stack);
   TORCH_CHECK_NOT_IMPLEMENTED(enabled_flag().load(), "tessera has no kernel for ", name,
@@ -72,11 +75,46 @@ void tessera_cpu_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stac
   at::native::cpu_fallback(op, stack);
 }
 
+namespace {
+
 TORCH_LIBRARY_IMPL(_, PrivateUse1, m) {
-  m.fallback(torch::CppFunction::makeFromBoxedFunction<&tessera_cpu_fallback>());
+  m.fallback(torch::CppFunction::makeFromBoxedFunction<&cpu_fallback_boxed>());
 }
 
 }  // namespace
+
+namespace {
+
+std::map<std::string, ComplexKernel>& complex_kernels() {
+  static std::map<std::string, ComplexKernel> kernels;
+  return kernels;
+}
+
+}  // namespace
+
+// Filled during static initialization, read after it (first complex call).
+void add_complex_kernel(const char* name, ComplexKernel kernel) {
+  complex_kernels().insert_or_assign(name, std::move(kernel));
+}
+
+c10::KernelFunction complex_kernel_for(const std::string& name,
+                                       const c10::impl::CppSignature& expected) {
+  const auto it = complex_kernels().find(name);
+  if (it == complex_kernels().end()) {
+    return c10::KernelFunction::makeFromBoxedFunction<&cpu_fallback_boxed>();
+  }
+  TORCH_CHECK(it->second.signature == expected, "tessera: the complex kernel of ", name,
+              " has signature ", it->second.signature.name(), ", the op's kernel ",
+              expected.name());
+  return it->second.kernel;
+}
+
+c10::OperatorHandle find_aten_op(const std::string& name) {
+  const size_t dot = name.find('.');
+  const std::string base = "aten::" + name.substr(0, dot);
+  const std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  return c10::Dispatcher::singleton().findSchemaOrThrow(base.c_str(), overload.c_str());
+}
 
 std::map<std::string, int64_t> fallback_stats() {
   std::lock_guard<std::mutex> lock(stats_mutex);

@@ -5,11 +5,17 @@
 // switch for its own fallback) or set_fallback_enabled(false).
 #pragma once
 
+#include <ATen/core/dispatch/Dispatcher.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
 
 namespace torch_tessera {
+
+// The fallback as a boxed kernel, for kernels that hand a call on to it
+// (complex_routing.h).
+void cpu_fallback_boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 std::map<std::string, int64_t> fallback_stats();
 void reset_fallback_stats();

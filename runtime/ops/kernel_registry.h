@@ -6,8 +6,9 @@
 // slot<Op>()'s static, and all of them must agree.
 //
 // An op whose signature says `static constexpr bool optional = true` has a
-// composite in its front end (try_call_kernel): a device may leave it out
-// and loses only speed. Every other op is required of a device that
+// composite in its front end (try_call_kernel), or is left to the CPU
+// fallback on devices without it (the special functions): a device may
+// leave it out and loses only speed. Every other op is required of a device that
 // claims the op set (the conformance suite counts anything missing as a
 // CPU fallback).
 #pragma once

@@ -97,3 +97,4 @@ struct Normal {
 #include "runtime/ops/signatures/optimizer.h"
 #include "runtime/ops/signatures/pointwise.h"
 #include "runtime/ops/signatures/reduction.h"
+#include "runtime/ops/signatures/special.h"

@@ -17,6 +17,7 @@
 #include "runtime/ops/optimizer_ops.h"
 #include "runtime/ops/pointwise_ops.h"
 #include "runtime/ops/reduction_ops.h"
+#include "runtime/ops/special_ops.h"
 
 namespace tessera {
 

@@ -7,6 +7,7 @@
 
 #include <string_view>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
@@ -75,7 +76,7 @@ at::Tensor& gelu_backward_out(const at::Tensor& grad, const at::Tensor& self,
                                   gelu_grad(approximate));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("threshold_backward", TORCH_FN(threshold_backward));
   m.impl("threshold_backward.grad_input", TORCH_FN(threshold_backward_out));
   m.impl("gelu_backward", TORCH_FN(gelu_backward));

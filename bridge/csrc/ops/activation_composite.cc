@@ -7,6 +7,7 @@
 
 #include <tuple>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
@@ -182,7 +183,7 @@ at::Tensor mish_backward(const at::Tensor& grad, const at::Tensor& self) {
                   [](const RT& g, const RT& x) { return tessera::mish_backward(g, x); });
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("leaky_relu", TORCH_FN(leaky_relu));
   m.impl("leaky_relu_", TORCH_FN(leaky_relu_));
   m.impl("leaky_relu.out", TORCH_FN(leaky_relu_out));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
@@ -249,7 +250,7 @@ at::Tensor& index_put_impl_(at::Tensor& self, const IndexList& indices, const at
   return self;
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("index.Tensor", TORCH_FN(index));
   m.impl("_index_put_impl_", TORCH_FN(index_put_impl_));
 }

@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/device_list.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
@@ -117,7 +118,7 @@ at::Tensor& triangle_out(const at::Tensor& self, int64_t diagonal, at::Tensor& o
   return out;
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("arange.start_out", TORCH_FN(arange_out));
   m.impl("linspace.out", TORCH_FN(linspace_out));
   m.impl("eye.out", TORCH_FN(eye_out));

@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -352,7 +353,7 @@ at::Tensor ctc_loss_backward_tensor(const at::Tensor& grad, const at::Tensor& lo
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("_ctc_loss", TORCH_FN(ctc_loss));
   m.impl("_ctc_loss.Tensor", TORCH_FN(ctc_loss_tensor));
   m.impl("_ctc_loss_backward", TORCH_FN(ctc_loss_backward));

@@ -9,6 +9,7 @@
 
 #include <limits>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -96,7 +97,7 @@ at::Tensor& composite_xlogy_out(const at::Tensor& self, const at::Tensor& other,
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("sgn", TORCH_FN(composite_sgn));
   m.impl("sgn_", TORCH_FN(composite_sgn_));
   m.impl("sgn.out", TORCH_FN(composite_sgn_out));

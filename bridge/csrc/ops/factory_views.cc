@@ -5,6 +5,8 @@
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/set_native.h>
+#include <ATen/ops/view_as_complex_native.h>
+#include <ATen/ops/view_as_real_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -28,7 +30,8 @@ c10::Device resolve(std::optional<c10::Device> device) {
 
 c10::ScalarType checked_dtype(std::optional<c10::ScalarType> dtype, const char* op) {
   const c10::ScalarType t = c10::dtype_or_default(dtype);
-  to_runtime_dtype(t, op);  // TypeError for dtypes tessera lacks
+  // Complex tensors are stored as real pairs (complex_views.h).
+  if (!c10::isComplexType(t)) to_runtime_dtype(t, op);  // TypeError for dtypes tessera lacks
   return t;
 }
 
@@ -98,6 +101,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty_strided", TORCH_FN(empty_strided));
   m.impl("as_strided", TORCH_FN(at::native::as_strided_tensorimpl));
   m.impl("view", TORCH_FN(at::native::view));
+  m.impl("view_as_real", TORCH_FN(at::native::view_as_real));
+  m.impl("view_as_complex", TORCH_FN(at::native::view_as_complex));
   m.impl("_reshape_alias", TORCH_FN(at::native::_reshape_alias));
   m.impl("set_.source_Storage_storage_offset", TORCH_FN(set_storage));
   m.impl("set_.source_Storage", TORCH_FN(set_source_storage));

@@ -57,6 +57,7 @@
 #include <variant>
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -583,7 +584,7 @@ TESSERA_FOREACH_UNARY(trunc, UnaryOp::kTrunc)
   m.impl("_foreach_" #OP, TORCH_FN(OP##_unary)); \
   m.impl("_foreach_" #OP "_", TORCH_FN(OP##_unary_));
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   TESSERA_IMPL_BINARY_FORMS(add)
   TESSERA_IMPL_TENSOR_FORMS(add)
   TESSERA_IMPL_BINARY_FORMS(sub)

@@ -7,6 +7,7 @@
 // to the CPU fallback.
 #include <torch/library.h>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
@@ -413,7 +414,7 @@ std::tuple<at::Tensor&, at::Tensor&> topk_out(const at::Tensor& self, int64_t k,
   return {values, indices};
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("index_select", TORCH_FN(index_select));
   m.impl("index_select.out", TORCH_FN(index_select_out));
   m.impl("gather", TORCH_FN(gather));

@@ -9,6 +9,7 @@
 
 #include <initializer_list>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -151,8 +152,8 @@ at::Tensor dot(const at::Tensor& self, const at::Tensor& tensor) {
   return fresh([&] { return tessera::dot(to_runtime(self, "dot"), to_runtime(tensor, "dot")); });
 }
 
-// vdot conjugates its first argument; tessera has no complex dtypes, so it
-// is dot.
+// vdot conjugates its first argument; only real tensors reach this kernel
+// (complex ones go to complex_ops.cc), so it is dot.
 at::Tensor vdot(const at::Tensor& self, const at::Tensor& other) {
   OpScope scope(self, other);
   return fresh([&] { return tessera::dot(to_runtime(self, "vdot"), to_runtime(other, "vdot")); });
@@ -248,7 +249,7 @@ at::Tensor cdist_backward(const at::Tensor& grad, const at::Tensor& x1, const at
   });
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("mm", TORCH_FN(mm));
   m.impl("mm.out", TORCH_FN(mm_out));
   m.impl("bmm", TORCH_FN(bmm));

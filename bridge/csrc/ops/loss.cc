@@ -7,6 +7,7 @@
 #include <ATen/core/Reduction.h>
 #include <torch/library.h>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -89,7 +90,7 @@ at::Tensor binary_cross_entropy_with_logits(const at::Tensor& self, const at::Te
   }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("binary_cross_entropy_with_logits", TORCH_FN(binary_cross_entropy_with_logits));
   m.impl("mse_loss", TORCH_FN(mse_loss));
   m.impl("mse_loss.out", TORCH_FN(mse_loss_out));

@@ -2,7 +2,9 @@
 // multi-label margin losses, and group norm's backward, composed of tessera ops
 // (sigmoid, where, abs, log, gather, means and sums), so nn.GLU, nn.PReLU,
 // nn.SmoothL1Loss, nn.HuberLoss, nn.BCELoss, nn.MultiMarginLoss,
-// nn.MultiLabelMarginLoss and nn.GroupNorm train without the CPU fallback on every tessera device.
+// nn.MultiLabelMarginLoss and nn.GroupNorm train without the CPU fallback on every tessera device;
+// also pdist (from cdist), _batch_norm_with_update (from native_batch_norm)
+// and embedding_renorm_ (nn.Embedding's max_norm).
 // Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <tuple>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -338,7 +341,56 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> composite_group_norm_backward(
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+// -- pdist: the distances of the rows' pairs i < j, in row-major order of
+// the pairs, from cdist computed directly (no GEMM expansion, which loses
+// precision for near points).
+
+at::Tensor composite_pdist_forward(const at::Tensor& self, double p) {
+  TORCH_CHECK(self.dim() == 2, "pdist only supports 2D tensors, got: ", self.dim(), "D");
+  TORCH_CHECK(p >= 0, "pdist only supports non-negative p values, got ", p);
+  const int64_t n = self.size(0);
+  if (n < 2) return at::empty({0}, self.options());
+  const at::Tensor distances = at::_cdist_forward(self, self, p, /*compute_mode=*/2);
+  const at::Tensor pairs =
+      at::triu_indices(n, n, 1, at::TensorOptions().dtype(at::kLong)).to(self.device());
+  return distances.index({pairs[0], pairs[1]});
+}
+
+// -- _batch_norm_with_update: training-mode batch norm that updates the
+// running statistics, as native_batch_norm does, with an empty reserve.
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> composite_batch_norm_with_update(
+    const at::Tensor& input, const std::optional<at::Tensor>& weight,
+    const std::optional<at::Tensor>& bias, at::Tensor& running_mean, at::Tensor& running_var,
+    double momentum, double eps) {
+  auto [out, save_mean, save_invstd] = at::native_batch_norm(
+      input, weight, bias, running_mean, running_var, /*training=*/true, momentum, eps);
+  return {out, save_mean, save_invstd, at::empty({0}, input.options().dtype(at::kByte))};
+}
+
+// -- embedding_renorm_: the rows that indices name (each once) scaled to
+// norm max_norm where their norm exceeds it (nn.Embedding(max_norm=...)).
+
+at::Tensor& composite_embedding_renorm_(at::Tensor& self, const at::Tensor& indices,
+                                        double max_norm, double norm_type) {
+  TORCH_CHECK(self.dim() == 2, "embedding_renorm_: self must be 2-D, got ", self.sizes());
+  TORCH_CHECK(indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt,
+              "embedding_renorm_: expected indices of type Long or Int, got ",
+              indices.scalar_type());
+  if (indices.numel() == 0) return self;
+  const at::Tensor rows = std::get<0>(at::_unique2(indices.reshape(-1).to(at::kLong)));
+  const at::Tensor selected = self.index_select(0, rows);
+  const at::Tensor norms = at::linalg_vector_norm(selected, norm_type, {1}, /*keepdim=*/true);
+  const at::Tensor scale =
+      at::where(norms > max_norm, max_norm / (norms + 1e-7), at::ones_like(norms));
+  self.index_copy_(0, rows, selected * scale);
+  return self;
+}
+
+TESSERA_ATEN_KERNELS(m) {
+  m.impl("embedding_renorm_", TORCH_FN(composite_embedding_renorm_));
+  m.impl("_pdist_forward", TORCH_FN(composite_pdist_forward));
+  m.impl("_batch_norm_with_update", TORCH_FN(composite_batch_norm_with_update));
   m.impl("binary_cross_entropy", TORCH_FN(composite_bce));
   m.impl("binary_cross_entropy.out", TORCH_FN(composite_bce_out));
   m.impl("binary_cross_entropy_backward", TORCH_FN(composite_bce_backward));

@@ -19,6 +19,7 @@
 #include <array>
 #include <tuple>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -190,7 +191,7 @@ Triple native_batch_norm_backward(const at::Tensor& grad_out, const at::Tensor& 
   }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("_softmax", TORCH_FN(softmax<false>));
   m.impl("_softmax.out", TORCH_FN(softmax_out<false>));
   m.impl("_log_softmax", TORCH_FN(softmax<true>));

@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -114,7 +115,7 @@ void fused_adagrad_tensor_lr(at::TensorList self, at::TensorList grads,
                 eps, maximize, grad_scale, found_inf);
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("_fused_adam_", TORCH_FN(fused_adam<false>));
   m.impl("_fused_adam_.tensor_lr", TORCH_FN(fused_adam_tensor_lr<false>));
   m.impl("_fused_adamw_", TORCH_FN(fused_adam<true>));

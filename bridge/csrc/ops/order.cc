@@ -5,6 +5,7 @@
 
 #include <tuple>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -73,7 +74,7 @@ std::tuple<at::Tensor&, at::Tensor&> median_dim_out(const at::Tensor& self, int6
                    }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("_cummax_helper", TORCH_FN(cumulative_extreme_helper<true>));
   m.impl("_cummin_helper", TORCH_FN(cumulative_extreme_helper<false>));
   m.impl("kthvalue", TORCH_FN(kthvalue));

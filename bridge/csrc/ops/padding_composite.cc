@@ -10,6 +10,7 @@
 
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 
 namespace torch_tessera {
@@ -102,7 +103,7 @@ constexpr PadMode kReplicate = PadMode::kReplicate;
 
 }  // namespace
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("reflection_pad1d", TORCH_FN((pad<kReflect, 1>)));
   m.impl("reflection_pad1d.out", TORCH_FN((pad_out<kReflect, 1>)));
   m.impl("reflection_pad1d_backward", TORCH_FN((pad_backward<kReflect, 1>)));

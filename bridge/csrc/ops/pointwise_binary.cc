@@ -8,6 +8,7 @@
 
 #include <string_view>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
@@ -270,7 +271,7 @@ at::Tensor& pow_scalar_base_out(const c10::Scalar& base, const at::Tensor& expon
 namespace torch_tessera {
 namespace {
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   // add, sub (alpha), rsub.
   m.impl("add.Tensor", TORCH_FN((with_alpha<"add", &tessera::add, &tessera::add>)));
   m.impl("add.Scalar", TORCH_FN((with_alpha_scalar<"add", &tessera::add>)));

@@ -1,6 +1,7 @@
 // Ternary pointwise ops: where, lerp, addcmul, addcdiv.
 #include <torch/library.h>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
@@ -163,7 +164,7 @@ at::Tensor& addc_out(const at::Tensor& self, const at::Tensor& t1, const at::Ten
   return out;
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   // where's Scalar overloads are aten composites over where.self.
   m.impl("where.self", TORCH_FN(where));
   m.impl("where.self_out", TORCH_FN(where_out));

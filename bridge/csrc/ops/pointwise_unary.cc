@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "bridge/csrc/ops/pointwise_registration.h"
 #include "runtime/ops/ops.h"
@@ -198,7 +199,7 @@ at::Tensor& clamp_max_tensor_out(const at::Tensor& self, const at::Tensor& max, 
   return clamp_tensor_out(self, OptTensor(), max, out);
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   TESSERA_REGISTER_UNARY(m, neg);
   TESSERA_REGISTER_UNARY(m, abs);
   TESSERA_REGISTER_UNARY(m, sign);

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -231,7 +232,7 @@ constexpr char kMax3d[] = "adaptive_max_pool3d";
 constexpr char kMax2dBackward[] = "adaptive_max_pool2d_backward";
 constexpr char kMax3dBackward[] = "adaptive_max_pool3d_backward";
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("max_pool3d_with_indices", TORCH_FN(max_pool3d_with_indices));
   m.impl("max_pool3d_with_indices.out", TORCH_FN(max_pool3d_with_indices_out));
   m.impl("max_pool3d_with_indices_backward", TORCH_FN(max_pool3d_with_indices_backward));

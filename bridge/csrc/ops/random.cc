@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/generator.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
@@ -241,7 +242,7 @@ at::Tensor native_dropout_backward(const at::Tensor& grad, const at::Tensor& mas
   }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("uniform_", TORCH_FN(uniform_));
   m.impl("normal_", TORCH_FN(normal_));
   m.impl("random_.from", TORCH_FN(random_from));

@@ -20,6 +20,7 @@
 #include <tuple>
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/gru_direction.h"
 #include "bridge/csrc/ops/lstm_direction.h"
 #include "bridge/csrc/ops/op_helpers.h"
@@ -132,7 +133,7 @@ TORCH_LIBRARY_IMPL(aten, AutogradPrivateUse1, m) {
 }
 
 // Under inference_mode the autograd keys are skipped: the same kernels.
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("lstm.input", TORCH_FN(lstm_sequence));
   m.impl("gru.input", TORCH_FN(gru_sequence));
 }

@@ -12,6 +12,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -545,7 +546,7 @@ at::Tensor& cumprod_out(const at::Tensor& self, int64_t dim, std::optional<c10::
                    }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("sum", TORCH_FN(sum_all));
   m.impl("sum.dim_IntList", TORCH_FN(sum_dim));
   m.impl("nansum", TORCH_FN(nansum));

@@ -2,6 +2,7 @@
 // backward), over the runtime's composites. Upsampling is in upsample.cc.
 #include <torch/library.h>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -55,7 +56,7 @@ at::Tensor& col2im_out(const at::Tensor& self, c10::IntArrayRef output_size,
   return write_out_exact(out, fold(self, output_size, kernel_size, dilation, padding, stride));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   m.impl("im2col", TORCH_FN(im2col));
   m.impl("im2col.out", TORCH_FN(im2col_out));
   m.impl("col2im", TORCH_FN(col2im));

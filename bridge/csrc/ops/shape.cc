@@ -9,6 +9,9 @@
 #include <ATen/ops/unfold_native.h>
 #include <torch/library.h>
 
+#include "bridge/csrc/complex_views.h"
+#include "bridge/csrc/ops/complex_routing.h"
+#include "bridge/csrc/ops/copy_from.h"
 #include "bridge/csrc/allocator.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
@@ -38,8 +41,13 @@ at::Tensor clone(const at::Tensor& self, std::optional<c10::MemoryFormat> memory
   at::Tensor out =
       empty_for_clone(self, memory_format.value_or(c10::MemoryFormat::Preserve));
   if (self.numel() == 0) return out;
-  tessera::Tensor dst = to_runtime(out, "clone");
-  const tessera::Tensor src = to_runtime(self, "clone");
+  // clone passes aten's Conjugate and Negative fallbacks untouched (they
+  // resolve the bits by calling it), so it resolves them itself.
+  if (self.is_conj() || self.is_neg()) return copy_from(self, out, false);
+  const bool complex = self.is_complex();  // copied as real pairs (complex_views.h)
+  tessera::Tensor dst = complex ? to_runtime_real_pairs(out, "clone") : to_runtime(out, "clone");
+  const tessera::Tensor src =
+      complex ? to_runtime_real_pairs(self, "clone") : to_runtime(self, "clone");
   call_runtime([&] { dst.copy_(src); });
   return out;
 }
@@ -110,8 +118,8 @@ at::Tensor unfold_backward(const at::Tensor& grad, c10::IntArrayRef input_sizes,
   }));
 }
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("clone", TORCH_FN(clone));
+TESSERA_ATEN_KERNELS(m) {
+  m.impl_complex_aware("clone", TORCH_FN(clone));
   m.impl("cat", TORCH_FN(cat));
   m.impl("cat.out", TORCH_FN(cat_out));
   m.impl("stack", TORCH_FN(stack));

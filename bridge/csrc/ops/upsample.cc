@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
 #include "runtime/ops/ops.h"
 
@@ -107,7 +108,7 @@ struct InterpolatingKernels {
 };
 
 template <const char* Name, typename Kernels>
-void register_op(torch::Library& m) {
+void register_op(KernelTable& m) {
   const std::string name = Name;
   m.impl(Name, TORCH_FN(Kernels::forward));
   m.impl((name + ".out").c_str(), TORCH_FN(Kernels::forward_out));
@@ -116,12 +117,12 @@ void register_op(torch::Library& m) {
 }
 
 template <const char* Name, Interpolation Mode, typename... Scales>
-void register_nearest(torch::Library& m) {
+void register_nearest(KernelTable& m) {
   register_op<Name, NearestKernels<Name, Mode, Scales...>>(m);
 }
 
 template <const char* Name, Interpolation Mode, typename... Scales>
-void register_interpolating(torch::Library& m) {
+void register_interpolating(KernelTable& m) {
   register_op<Name, InterpolatingKernels<Name, Mode, Scales...>>(m);
 }
 
@@ -136,7 +137,7 @@ constexpr char kBilinear2d[] = "upsample_bilinear2d";
 constexpr char kTrilinear3d[] = "upsample_trilinear3d";
 constexpr char kBicubic2d[] = "upsample_bicubic2d";
 
-TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+TESSERA_ATEN_KERNELS(m) {
   register_nearest<kNearest1d, Interpolation::kNearest, Scale>(m);
   register_nearest<kNearest2d, Interpolation::kNearest, Scale, Scale>(m);
   register_nearest<kNearest3d, Interpolation::kNearest, Scale, Scale, Scale>(m);

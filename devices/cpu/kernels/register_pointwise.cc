@@ -8,12 +8,14 @@ void register_pointwise_unary_kernels(KernelRegistry& registry, DeviceType type)
 void register_pointwise_binary_kernels(KernelRegistry& registry, DeviceType type);
 void register_pointwise_ternary_kernels(KernelRegistry& registry, DeviceType type);
 void register_pointwise_foreach_kernels(KernelRegistry& registry, DeviceType type);
+void register_special_function_kernels(KernelRegistry& registry, DeviceType type);
 
 void register_pointwise_kernels(KernelRegistry& registry, DeviceType type) {
   register_pointwise_unary_kernels(registry, type);
   register_pointwise_binary_kernels(registry, type);
   register_pointwise_ternary_kernels(registry, type);
   register_pointwise_foreach_kernels(registry, type);
+  register_special_function_kernels(registry, type);
 }
 
 }  // namespace tessera::cpu

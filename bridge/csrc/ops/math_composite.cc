@@ -1,0 +1,344 @@
+// Tensor math composed of tessera ops, so that it runs on every tessera
+// device without the CPU fallback: trace, addbmm, logspace,
+// count_nonzero, channel_shuffle, take, renorm, nanmedian, isin,
+// searchsorted, bucketize, nonzero_static, repeat_interleave, unique and
+// unique_consecutive.
+// Arithmetic follows PyTorch's CPU kernels.
+#include <ATen/ATen.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <tuple>
+
+#include "bridge/csrc/ops/complex_routing.h"
+#include "bridge/csrc/ops/op_helpers.h"
+
+namespace torch_tessera {
+namespace {
+
+at::Tensor composite_trace(const at::Tensor& self) {
+  TORCH_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim ", self.dim(),
+              " (shape ", self.sizes(), ")");
+  return self.diagonal().sum();
+}
+
+// addbmm: beta * self + alpha * sum_b batch1[b] @ batch2[b]; beta = 0
+// ignores self (NaN included), as PyTorch.
+at::Tensor composite_addbmm_value(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const c10::Scalar& beta, const c10::Scalar& alpha) {
+  TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "addbmm: batch1 and batch2 must be 3-D, got ",
+              batch1.sizes(), " and ", batch2.sizes());
+  TORCH_CHECK(batch1.size(0) == batch2.size(0) && batch1.size(2) == batch2.size(1),
+              "addbmm: batch1 ", batch1.sizes(), " and batch2 ", batch2.sizes(),
+              " cannot be multiplied");
+  // One GEMM over the batch folded into the inner dimension: sum_b A_b B_b
+  // = [A_0 ... A_B] [B_0; ...; B_B].
+  const int64_t b = batch1.size(0), n = batch1.size(1), k = batch1.size(2), p = batch2.size(2);
+  at::Tensor product = at::mm(batch1.permute({1, 0, 2}).reshape({n, b * k}),
+                              batch2.reshape({b * k, p}));
+  if (!(alpha.isIntegral(true) && alpha.toLong() == 1)) product = product * alpha;
+  if (beta.isIntegral(true) && beta.toLong() == 0) return product.expand_as(product);
+  const at::Tensor scaled = (beta.isIntegral(true) && beta.toLong() == 1) ? self : self * beta;
+  return scaled + product;
+}
+
+at::Tensor composite_addbmm(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                  const c10::Scalar& beta, const c10::Scalar& alpha) {
+  at::Tensor r = composite_addbmm_value(self, batch1, batch2, beta, alpha);
+  TORCH_CHECK(r.dim() == 2, "addbmm: self of shape ", self.sizes(),
+              " does not broadcast to the product's shape");
+  return r.expand({batch1.size(1), batch2.size(2)}).contiguous();
+}
+
+at::Tensor& composite_addbmm_(at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                    const c10::Scalar& beta, const c10::Scalar& alpha) {
+  const at::Tensor r = composite_addbmm_value(self, batch1, batch2, beta, alpha);
+  TORCH_CHECK(r.sizes() == self.sizes(), "addbmm_: self of shape ", self.sizes(),
+              " cannot hold the result of shape ", r.sizes());
+  self.copy_(r);
+  return self;
+}
+
+at::Tensor& composite_addbmm_out(const at::Tensor& self, const at::Tensor& batch1, const at::Tensor& batch2,
+                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
+  return write_out(out, composite_addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// base ** linspace(start, end, steps), computed in float64 and cast.
+at::Tensor& composite_logspace_out(const c10::Scalar& start, const c10::Scalar& end, int64_t steps,
+                         double base, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "logspace: number of steps must be non-negative, got ", steps);
+  const c10::DeviceGuard guard(out.device());
+  // An integer result takes integer ends, as PyTorch's kernel casts them.
+  const bool integral = at::isIntegralType(out.scalar_type(), /*includeBool=*/true);
+  const c10::Scalar first = integral ? c10::Scalar(start.toLong()) : start;
+  const c10::Scalar last = integral ? c10::Scalar(end.toLong()) : end;
+  const at::Tensor exponents = at::linspace(first, last, steps, out.options().dtype(at::kDouble));
+  return write_out(out, at::pow(base, exponents).to(out.scalar_type()));
+}
+
+at::Tensor composite_count_nonzero(const at::Tensor& self, c10::IntArrayRef dims) {
+  return (self != 0).sum(dims);
+}
+
+// [N, C, *] -> [N, groups, C / groups, *] -> channels transposed back.
+at::Tensor composite_channel_shuffle(const at::Tensor& self, int64_t groups) {
+  TORCH_CHECK(self.dim() > 2, "channel_shuffle: expected an input of at least 3 dims, got ",
+              self.sizes());
+  TORCH_CHECK(groups > 0, "channel_shuffle: number of groups must be positive, got ", groups);
+  const int64_t channels = self.size(1);
+  TORCH_CHECK(channels % groups == 0, "channel_shuffle: number of channels (", channels,
+              ") must be divisible by groups (", groups, ")");
+  std::vector<int64_t> split(self.sizes().begin(), self.sizes().end());
+  split[1] = channels / groups;
+  split.insert(split.begin() + 1, groups);
+  return self.reshape(split).transpose(1, 2).contiguous().reshape(self.sizes());
+}
+
+// self.flatten()[index], negative indices counting from the end.
+at::Tensor composite_take(const at::Tensor& self, const at::Tensor& index) {
+  TORCH_CHECK(index.scalar_type() == at::kLong, "take: expected a long index, got ",
+              index.scalar_type());
+  const int64_t n = self.numel();
+  TORCH_CHECK(n > 0 || index.numel() == 0, "take: cannot take from an empty tensor (index of ",
+              "shape ", index.sizes(), ")");
+  if (index.numel() == 0) return at::empty(index.sizes(), self.options());
+  const at::Tensor flat = index.reshape(-1);
+  const bool in_range = ((flat >= -n) & (flat < n)).all().item<bool>();
+  TORCH_CHECK(in_range, "take: index out of range for a tensor of ", n, " elements");
+  return self.reshape(-1).index_select(0, at::remainder(flat, n)).view(index.sizes());
+}
+
+// Each slice along dim scaled to p-norm maxnorm when its norm exceeds it.
+at::Tensor& composite_renorm_out(const at::Tensor& self, const c10::Scalar& p, int64_t dim,
+                       const c10::Scalar& maxnorm, at::Tensor& out) {
+  TORCH_CHECK(p.toDouble() > 0, "renorm: non-positive norm not supported (p = ", p.toDouble(), ")");
+  TORCH_CHECK(maxnorm.toDouble() >= 0, "renorm: expected maxnorm to be >= 0, got ",
+              maxnorm.toDouble());
+  TORCH_CHECK(self.dim() > 1, "renorm: input needs at least 2 dimensions, got ", self.dim());
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> others;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (i != d) others.push_back(i);
+  }
+  const at::Tensor norm = at::linalg_vector_norm(self, p, others, /*keepdim=*/true);
+  const double limit = maxnorm.toDouble();
+  const at::Tensor factor = at::where(norm > limit, limit / (norm + 1e-7), at::ones_like(norm));
+  return write_out(out, self * factor);
+}
+
+// The lower median of the non-NaN values of each slice (NaN if all are),
+// and its index, from a sort that puts NaNs last.
+std::tuple<at::Tensor, at::Tensor> composite_nanmedian_dim(const at::Tensor& self, int64_t dim,
+                                                 bool keepdim) {
+  const int64_t d = c10::maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  const at::Tensor x = self.dim() == 0 ? self.unsqueeze(0) : self;
+  TORCH_CHECK(x.size(d) > 0, "nanmedian: cannot compute the median of an empty dimension ", dim,
+              " of a tensor of shape ", self.sizes());
+  const auto [sorted, order] = x.sort(d);
+  const at::Tensor count = (~x.isnan()).sum(d, /*keepdim=*/true);
+  const at::Tensor pick = ((count - 1).clamp_min(0)).div(2, "floor");
+  at::Tensor values = sorted.gather(d, pick), indices = order.gather(d, pick);
+  if (!keepdim || self.dim() == 0) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  if (self.dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values, indices};
+}
+
+std::tuple<at::Tensor&, at::Tensor&> composite_nanmedian_dim_out(const at::Tensor& self, int64_t dim,
+                                                       bool keepdim, at::Tensor& values,
+                                                       at::Tensor& indices) {
+  const auto [v, i] = composite_nanmedian_dim(self, dim, keepdim);
+  write_out(values, v);
+  write_out(indices, i);
+  return {values, indices};
+}
+
+at::Tensor composite_nanmedian_all(const at::Tensor& self) {
+  if (self.numel() == 0) return at::full({}, NAN, self.options());
+  return std::get<0>(composite_nanmedian_dim(self.reshape(-1), 0, false));
+}
+
+// elements in test_elements, compared in chunks of elements so that the
+// [chunk, test] comparison stays within about 2^24 booleans.
+at::Tensor& composite_isin_out(const at::Tensor& elements, const at::Tensor& test_elements,
+                     bool /*assume_unique*/, bool invert, at::Tensor& out) {
+  const at::Tensor test = test_elements.reshape(-1);
+  const at::Tensor flat = elements.reshape(-1);
+  at::Tensor found = at::empty({flat.numel()}, elements.options().dtype(at::kBool));
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(test.numel(), 1));
+  for (int64_t start = 0; start < flat.numel(); start += chunk) {
+    const int64_t n = std::min(chunk, flat.numel() - start);
+    const at::Tensor part = flat.narrow(0, start, n);
+    at::Tensor hit = test.numel() == 0 ? at::zeros({n}, found.options())
+                                       : (part.unsqueeze(1) == test.unsqueeze(0)).any(1);
+    found.narrow(0, start, n).copy_(invert ? hit.logical_not() : hit);
+  }
+  return write_out(out, found.view(elements.sizes()));
+}
+
+// searchsorted: for each value, the number of sequence entries before
+// which it goes: #{s : !(s >= v)} (left) or #{s : !(s > v)} (right),
+// PyTorch's binary-search predicates, so NaN values land at the end. The
+// [values, sequence] comparison runs in chunks of values of about 2^24.
+at::Tensor search_counts(const at::Tensor& sequence, const at::Tensor& values, bool right) {
+  const int64_t length = sequence.size(-1);
+  if (sequence.dim() == 1) {
+    const at::Tensor flat = values.reshape(-1);
+    at::Tensor counts = at::empty({flat.numel()}, values.options().dtype(at::kLong));
+    const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(length, 1));
+    for (int64_t start = 0; start < flat.numel(); start += chunk) {
+      const int64_t n = std::min(chunk, flat.numel() - start);
+      const at::Tensor v = flat.narrow(0, start, n).unsqueeze(1);
+      const at::Tensor s = sequence.unsqueeze(0);
+      const at::Tensor before = right ? (s > v).logical_not() : (s >= v).logical_not();
+      counts.narrow(0, start, n).copy_(before.sum(1));
+    }
+    return counts.view(values.sizes());
+  }
+  // Batched rows: sequence [..., M], values [..., N] with the same leading dims.
+  const at::Tensor s = sequence.unsqueeze(-2), v = values.unsqueeze(-1);
+  return (right ? (s > v).logical_not() : (s >= v).logical_not()).sum(-1);
+}
+
+at::Tensor composite_searchsorted(const at::Tensor& sorted_sequence, const at::Tensor& self,
+                                  bool out_int32, bool right, std::optional<c10::string_view> side,
+                                  const std::optional<at::Tensor>& sorter) {
+  TORCH_CHECK(sorted_sequence.dim() >= 1, "searchsorted: the sorted sequence must have at least "
+              "one dimension, got ", sorted_sequence.sizes());
+  TORCH_CHECK(sorted_sequence.dim() == 1 ||
+                  (sorted_sequence.dim() == self.dim() &&
+                   sorted_sequence.sizes().slice(0, self.dim() - 1) ==
+                       self.sizes().slice(0, self.dim() - 1)),
+              "searchsorted: boundaries of shape ", sorted_sequence.sizes(),
+              " must be 1-D or match the input's leading dims (input ", self.sizes(), ")");
+  if (side.has_value()) {
+    TORCH_CHECK(*side == "left" || *side == "right", "searchsorted: side can only be 'left' or "
+                "'right' but got ", *side);
+    TORCH_CHECK(!right || *side == "right", "searchsorted: side and right can't be set to "
+                "opposites, got side of left while right was True");
+    right = *side == "right";
+  }
+  at::Tensor sequence = sorted_sequence;
+  if (sorter.has_value() && sorter->defined()) sequence = sequence.gather(-1, *sorter);
+  const at::Tensor counts = search_counts(sequence, self, right);
+  return out_int32 ? counts.to(at::kInt) : counts;
+}
+
+at::Tensor composite_bucketize(const at::Tensor& self, const at::Tensor& boundaries, bool out_int32,
+                               bool right) {
+  TORCH_CHECK(boundaries.dim() == 1, "bucketize: boundaries tensor must be 1 dimension, but got "
+              "dim(", boundaries.dim(), ")");
+  const at::Tensor counts = search_counts(boundaries, self, right);
+  return out_int32 ? counts.to(at::kInt) : counts;
+}
+
+// nonzero, cut or padded with fill_value to `size` rows.
+at::Tensor composite_nonzero_static(const at::Tensor& self, c10::SymInt size, int64_t fill_value) {
+  const int64_t rows = size.expect_int();
+  TORCH_CHECK(rows >= 0, "nonzero_static: 'size' must be an non-negative integer, got ", rows);
+  const at::Tensor found = at::nonzero(self);
+  const int64_t kept = std::min<int64_t>(rows, found.size(0));
+  at::Tensor out = at::full({rows, self.dim()}, fill_value, found.options());
+  if (kept > 0) out.narrow(0, 0, kept).copy_(found.narrow(0, 0, kept));
+  return out;
+}
+
+// repeat_interleave(repeats): index i repeated repeats[i] times, as the
+// bucket of each output position among the running totals.
+at::Tensor composite_repeat_interleave(const at::Tensor& repeats,
+                                       std::optional<c10::SymInt> output_size) {
+  TORCH_CHECK(repeats.dim() == 1, "repeat_interleave: repeats must be 0-dim or 1-dim tensor, got ",
+              repeats.sizes());
+  TORCH_CHECK(repeats.scalar_type() == at::kLong || repeats.scalar_type() == at::kInt,
+              "repeat_interleave: repeats has to be Long or Int tensor, got ",
+              repeats.scalar_type());
+  if (repeats.numel() == 0) return at::empty({0}, repeats.options().dtype(at::kLong));
+  TORCH_CHECK((repeats >= 0).all().item<bool>(), "repeat_interleave: repeats can not be negative");
+  const at::Tensor totals = repeats.to(at::kLong).cumsum(0);
+  const int64_t total = totals[-1].item<int64_t>();
+  if (output_size.has_value()) {
+    TORCH_CHECK(output_size->expect_int() == total, "repeat_interleave: allocated size does not "
+                "match required size (", output_size->expect_int(), " vs ", total, ")");
+  }
+  const at::Tensor positions = at::arange(total, totals.options());
+  return search_counts(totals, positions, /*right=*/true);
+}
+
+// unique / unique_consecutive of the flattened tensor: runs of equal
+// values in `flat` (sorted for unique), their first elements, each
+// element's run, and run lengths. NaNs never equal each other, so each
+// is its own run, as on the CPU.
+using UniqueResult = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
+
+UniqueResult runs_of(const at::Tensor& flat, const at::Tensor& order, const at::Tensor& self,
+                     bool return_inverse, bool return_counts) {
+  const int64_t n = flat.numel();
+  const auto index_options = flat.options().dtype(at::kLong);
+  if (n == 0) {
+    return {flat.clone(), at::empty(return_inverse ? self.sizes() : c10::IntArrayRef{0},
+                                    index_options),
+            at::empty({0}, index_options)};
+  }
+  at::Tensor first = at::ones({n}, flat.options().dtype(at::kBool));
+  if (n > 1) first.narrow(0, 1, n - 1).copy_(flat.narrow(0, 1, n - 1) != flat.narrow(0, 0, n - 1));
+  const at::Tensor values = flat.masked_select(first);
+  at::Tensor inverse = at::empty({0}, index_options), counts = at::empty({0}, index_options);
+  if (return_inverse) {
+    const at::Tensor run = first.to(at::kLong).cumsum(0) - 1;
+    inverse = order.defined() ? at::empty({n}, index_options).scatter_(0, order, run) : run;
+    inverse = inverse.view(self.sizes());
+  }
+  if (return_counts) {
+    const at::Tensor starts = first.nonzero().squeeze(1);
+    const at::Tensor ends = at::cat({starts.narrow(0, 1, starts.numel() - 1),
+                                     at::full({1}, n, index_options)});
+    counts = ends - starts;
+  }
+  return {values, inverse, counts};
+}
+
+UniqueResult composite_unique2(const at::Tensor& self, bool /*sorted*/, bool return_inverse,
+                               bool return_counts) {
+  const auto [sorted_values, order] = self.reshape(-1).sort(/*stable=*/true, 0, false);
+  return runs_of(sorted_values, order, self, return_inverse, return_counts);
+}
+
+UniqueResult composite_unique_consecutive(const at::Tensor& self, bool return_inverse,
+                                          bool return_counts, std::optional<int64_t> dim) {
+  if (dim.has_value() && self.dim() > 1) {
+    return call_cpu_fallback<UniqueResult, const at::Tensor&, bool, bool, std::optional<int64_t>>(
+        "unique_consecutive", self, return_inverse, return_counts, dim);
+  }
+  return runs_of(self.reshape(-1), at::Tensor(), self, return_inverse, return_counts);
+}
+
+TESSERA_ATEN_KERNELS(m) {
+  m.impl("_unique2", TORCH_FN(composite_unique2));
+  m.impl("unique_consecutive", TORCH_FN(composite_unique_consecutive));
+  m.impl("searchsorted.Tensor", TORCH_FN(composite_searchsorted));
+  m.impl("bucketize.Tensor", TORCH_FN(composite_bucketize));
+  m.impl("nonzero_static", TORCH_FN(composite_nonzero_static));
+  m.impl("repeat_interleave.Tensor", TORCH_FN(composite_repeat_interleave));
+  m.impl("trace", TORCH_FN(composite_trace));
+  m.impl("addbmm", TORCH_FN(composite_addbmm));
+  m.impl("addbmm_", TORCH_FN(composite_addbmm_));
+  m.impl("addbmm.out", TORCH_FN(composite_addbmm_out));
+  m.impl("logspace.out", TORCH_FN(composite_logspace_out));
+  m.impl("count_nonzero.dim_IntList", TORCH_FN(composite_count_nonzero));
+  m.impl("channel_shuffle", TORCH_FN(composite_channel_shuffle));
+  m.impl("take", TORCH_FN(composite_take));
+  m.impl("renorm.out", TORCH_FN(composite_renorm_out));
+  m.impl("nanmedian.dim", TORCH_FN(composite_nanmedian_dim));
+  m.impl("nanmedian.dim_values", TORCH_FN(composite_nanmedian_dim_out));
+  m.impl("nanmedian", TORCH_FN(composite_nanmedian_all));
+  m.impl("isin.Tensor_Tensor_out", TORCH_FN(composite_isin_out));
+}
+
+}  // namespace
+}  // namespace torch_tessera
