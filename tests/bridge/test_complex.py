@@ -234,3 +234,49 @@ def test_native_kernels_reject_nothing_silently(device):
               lambda t: torch.cat([t, t]), lambda t: t.flip(0), lambda t: t[t.abs() > 0.5]):
         torch.testing.assert_close(f(d).cpu(), f(x), rtol=1e-5, atol=1e-5)
     assert math.isclose(torch_tessera.fallback_stats().get("aten::exp", 0), 1)
+
+
+@every_device
+def test_writes_through_conjugate_and_negative_views_land(device):
+    """aten runs an in-place op on a conjugate view as a copy back into it;
+    that copy must reach the memory (and likewise for the negative bit)."""
+    for dev in ("cpu", device):
+        z = torch.zeros(3, dtype=torch.complex64, device=dev)
+        z.conj().add_(1 + 2j)
+        z.conj().mul_(2)
+        w = torch.zeros(2, dtype=torch.complex64, device=dev)
+        w.conj().copy_(torch.tensor([1j, 2 - 1j], device=dev))
+        v = torch.ones(2, dtype=torch.complex64, device=dev)
+        v.conj().imag.mul_(3)  # imag of a conjugate: a real view with the negative bit
+        host = torch.zeros(2, dtype=torch.complex64)
+        host.conj().copy_(torch.tensor([1j, 1.0 + 0j], device=dev))
+        if dev == "cpu":
+            want = [z, w, v, host]
+        else:
+            for got, expected in zip([z.cpu(), w.cpu(), v.cpu(), host], want):
+                assert torch.equal(got, expected)
+
+
+@every_device
+def test_complex_views_casts_and_scalar_dtypes(device):
+    x = complex_values((6,))
+    d = x.to(device)
+    # unfold is a view for complex tensors too.
+    view = d.unfold(0, 2, 1)
+    view.fill_(1j)
+    assert torch.equal(d.cpu(), torch.full((6,), 1j))
+    # complex to bool: true when either part is nonzero.
+    c = torch.tensor([1j, 0j, 2 + 0j, 0.5 - 3j])
+    assert torch.equal(c.to(device).bool().cpu(), c.bool())
+    # Python numbers never raise a 0-d tensor's dtype.
+    z0 = torch.tensor(1 + 1j)
+    for f in (torch.reciprocal, lambda t: t * 2.5, lambda t: 1 / t, lambda t: t * 1j):
+        got, want = f(z0.to(device)), f(z0)
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got.cpu(), want)
+    # abs of a real tensor into a complex out: the CPU's error, not a crash.
+    r = torch.tensor([-1.5, 2.0])
+    with pytest.raises(RuntimeError, match="Found dtype ComplexFloat but expected Float"):
+        torch.abs(r, out=torch.empty(2, dtype=torch.complex64))
+    with pytest.raises(RuntimeError, match="Found dtype ComplexFloat but expected Float"):
+        torch.abs(r.to(device), out=torch.empty(2, dtype=torch.complex64, device=device))

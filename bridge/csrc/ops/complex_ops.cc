@@ -165,10 +165,17 @@ at::Tensor complex_div(const at::Tensor& self, const at::Tensor& other) {
 }
 
 // z * s for a Scalar s (real or complex), functional and in place.
+// A Scalar as PyTorch passes a Python number: a wrapped 0-d CPU tensor,
+// which never raises the result dtype (not even beside a 0-d tensor).
+at::Tensor wrapped_number(const c10::Scalar& value) {
+  at::Tensor t = at::scalar_tensor(
+      value, at::TensorOptions().dtype(value.isComplex() ? at::kComplexDouble : at::kDouble));
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
 at::Tensor complex_mul_scalar(const at::Tensor& self, const c10::Scalar& other) {
-  return complex_mul(self, at::scalar_tensor(other, at::TensorOptions().dtype(
-                                                        other.isComplex() ? at::kComplexDouble
-                                                                          : at::kDouble)));
+  return complex_mul(self, wrapped_number(other));
 }
 
 at::Tensor& complex_mul_scalar_(at::Tensor& self, const c10::Scalar& other) {
@@ -192,7 +199,7 @@ at::Tensor complex_constant_pad_nd(const at::Tensor& self, c10::IntArrayRef pad,
 
 // 1 / z and -z.
 at::Tensor complex_reciprocal(const at::Tensor& self) {
-  return complex_div(at::scalar_tensor(1.0, at::TensorOptions().dtype(at::kDouble)), self);
+  return complex_div(wrapped_number(1.0), self);
 }
 
 at::Tensor complex_neg(const at::Tensor& self) {
@@ -299,6 +306,9 @@ at::Tensor complex_abs(const at::Tensor& self) {
 }
 
 at::Tensor& complex_abs_out(const at::Tensor& self, at::Tensor& out) {
+  if (!self.is_complex()) {  // a real input with a complex out: the CPU's rules and error
+    return call_cpu_fallback<at::Tensor&, const at::Tensor&, at::Tensor&>("abs.out", self, out);
+  }
   const OpScope scope(self, out);
   return write_out(out, modulus(self));
 }

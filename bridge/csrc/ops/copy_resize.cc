@@ -9,6 +9,7 @@
 #include "bridge/csrc/error_translation.h"
 #include "bridge/csrc/ops/copy_from.h"
 #include "bridge/csrc/storage_resize.h"
+#include "runtime/ops/ops.h"
 #include "bridge/csrc/tensor_convert.h"
 
 namespace torch_tessera {
@@ -46,6 +47,11 @@ void copy_complex(const at::Tensor& src, const at::Tensor& dst) {
     tessera::Tensor imag = d.select(-1, 1);
     TESSERA_TRANSLATE_ERRORS(real.copy_(runtime_side(src, "copy_")));
     TESSERA_TRANSLATE_ERRORS(imag.zero_());
+  } else if (dst.scalar_type() == c10::kBool) {
+    // A complex value is true when either part is nonzero (c10's cast).
+    tessera::Tensor d = runtime_side(dst, "copy_");
+    const tessera::Tensor pairs = runtime_pairs(src, "copy_");
+    TESSERA_TRANSLATE_ERRORS(d.copy_(tessera::logical_or(pairs.select(-1, 0), pairs.select(-1, 1))));
   } else {
     TORCH_WARN_ONCE("Casting complex values to real discards the imaginary part");
     tessera::Tensor d = runtime_side(dst, "copy_");
@@ -122,6 +128,19 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
   tessera::Scalar value;
   TESSERA_TRANSLATE_ERRORS(value = to_runtime(self, "item").item());
   return to_torch_scalar(value);
+}
+
+// _copy_from's schema marks no argument as written, so aten's Conjugate
+// and Negative fallbacks would resolve a dst with either bit into a clone
+// and drop the write (z.conj().add_(1), which they run as a copy back into
+// the conjugate view). copy_from applies both sides' bits itself.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
 }
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {

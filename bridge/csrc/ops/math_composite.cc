@@ -39,9 +39,13 @@ at::Tensor composite_addbmm_value(const at::Tensor& self, const at::Tensor& batc
   const int64_t b = batch1.size(0), n = batch1.size(1), k = batch1.size(2), p = batch2.size(2);
   at::Tensor product = at::mm(batch1.permute({1, 0, 2}).reshape({n, b * k}),
                               batch2.reshape({b * k, p}));
-  if (!(alpha.isIntegral(true) && alpha.toLong() == 1)) product = product * alpha;
-  if (beta.isIntegral(true) && beta.toLong() == 0) return product.expand_as(product);
-  const at::Tensor scaled = (beta.isIntegral(true) && beta.toLong() == 1) ? self : self * beta;
+  if (alpha.toComplexDouble() != c10::complex<double>(1, 0)) product = product * alpha;
+  if (beta.toComplexDouble() == c10::complex<double>(0, 0)) {
+    TORCH_CHECK(at::is_expandable_to(self.sizes(), product.sizes()), "addbmm: self of shape ",
+                self.sizes(), " does not broadcast to the product's shape ", product.sizes());
+    return product;  // beta = 0 ignores self, NaN included
+  }
+  const at::Tensor scaled = beta.toComplexDouble() == c10::complex<double>(1, 0) ? self : self * beta;
   return scaled + product;
 }
 

@@ -127,7 +127,7 @@ TESSERA_ATEN_KERNELS(m) {
   m.impl("roll", TORCH_FN(roll));
   m.impl("repeat", TORCH_FN(repeat));
   m.impl("constant_pad_nd", TORCH_FN(constant_pad_nd));
-  m.impl("unfold", TORCH_FN(at::native::unfold));
+  m.impl_complex_aware("unfold", TORCH_FN(at::native::unfold));  // a view: any dtype
   m.impl("unfold_backward", TORCH_FN(unfold_backward));
 }
 
