@@ -123,5 +123,7 @@ TEST_CASE("fallback: the CPU device registers kernels", "[fallback]") {
   CHECK(std::count(required.begin(), required.end(), "attention_forward") == 0);
   CHECK(std::count(required.begin(), required.end(), "adam_step") == 0);
   CHECK(std::count(required.begin(), required.end(), "binary") == 1);
-  CHECK(required.size() + 6 == ops.size());
+  CHECK(std::count(ops.begin(), ops.end(), "special_function") == 1);
+  CHECK(std::count(required.begin(), required.end(), "special_function") == 0);
+  CHECK(required.size() + 7 == ops.size());
 }
