@@ -168,41 +168,46 @@ at::Tensor composite_nanmedian_all(const at::Tensor& self) {
   return std::get<0>(composite_nanmedian_dim(self.reshape(-1), 0, false));
 }
 
-// elements in test_elements, compared in chunks of elements so that the
-// [chunk, test] comparison stays within about 2^24 booleans.
+// f(part) for consecutive parts of the 1-D `flat`, each short enough that
+// a [part, width] comparison holds about 2^24 booleans, into one tensor of
+// flat's length and dtype `dtype`.
+template <typename F>
+at::Tensor in_chunks(const at::Tensor& flat, int64_t width, at::ScalarType dtype, F&& f) {
+  at::Tensor result = at::empty({flat.numel()}, flat.options().dtype(dtype));
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(width, 1));
+  for (int64_t start = 0; start < flat.numel(); start += chunk) {
+    const int64_t n = std::min(chunk, flat.numel() - start);
+    result.narrow(0, start, n).copy_(f(flat.narrow(0, start, n)));
+  }
+  return result;
+}
+
+// elements in test_elements, compared in chunks of elements.
 at::Tensor& composite_isin_out(const at::Tensor& elements, const at::Tensor& test_elements,
                      bool /*assume_unique*/, bool invert, at::Tensor& out) {
   const at::Tensor test = test_elements.reshape(-1);
-  const at::Tensor flat = elements.reshape(-1);
-  at::Tensor found = at::empty({flat.numel()}, elements.options().dtype(at::kBool));
-  const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(test.numel(), 1));
-  for (int64_t start = 0; start < flat.numel(); start += chunk) {
-    const int64_t n = std::min(chunk, flat.numel() - start);
-    const at::Tensor part = flat.narrow(0, start, n);
-    at::Tensor hit = test.numel() == 0 ? at::zeros({n}, found.options())
-                                       : (part.unsqueeze(1) == test.unsqueeze(0)).any(1);
-    found.narrow(0, start, n).copy_(invert ? hit.logical_not() : hit);
-  }
+  const at::Tensor found =
+      in_chunks(elements.reshape(-1), test.numel(), at::kBool, [&](const at::Tensor& part) {
+        const at::Tensor hit = test.numel() == 0
+                                   ? at::zeros(part.sizes(), part.options().dtype(at::kBool))
+                                   : (part.unsqueeze(1) == test.unsqueeze(0)).any(1);
+        return invert ? hit.logical_not() : hit;
+      });
   return write_out(out, found.view(elements.sizes()));
 }
 
 // searchsorted: for each value, the number of sequence entries before
 // which it goes: #{s : !(s >= v)} (left) or #{s : !(s > v)} (right),
 // PyTorch's binary-search predicates, so NaN values land at the end. The
-// [values, sequence] comparison runs in chunks of values of about 2^24.
+// [values, sequence] comparison runs in chunks of values.
 at::Tensor search_counts(const at::Tensor& sequence, const at::Tensor& values, bool right) {
-  const int64_t length = sequence.size(-1);
   if (sequence.dim() == 1) {
-    const at::Tensor flat = values.reshape(-1);
-    at::Tensor counts = at::empty({flat.numel()}, values.options().dtype(at::kLong));
-    const int64_t chunk = std::max<int64_t>(1, (int64_t{1} << 24) / std::max<int64_t>(length, 1));
-    for (int64_t start = 0; start < flat.numel(); start += chunk) {
-      const int64_t n = std::min(chunk, flat.numel() - start);
-      const at::Tensor v = flat.narrow(0, start, n).unsqueeze(1);
-      const at::Tensor s = sequence.unsqueeze(0);
-      const at::Tensor before = right ? (s > v).logical_not() : (s >= v).logical_not();
-      counts.narrow(0, start, n).copy_(before.sum(1));
-    }
+    const at::Tensor s = sequence.unsqueeze(0);
+    const at::Tensor counts =
+        in_chunks(values.reshape(-1), sequence.numel(), at::kLong, [&](const at::Tensor& part) {
+          const at::Tensor v = part.unsqueeze(1);
+          return (right ? (s > v).logical_not() : (s >= v).logical_not()).sum(1);
+        });
     return counts.view(values.sizes());
   }
   // Batched rows: sequence [..., M], values [..., N] with the same leading dims.
