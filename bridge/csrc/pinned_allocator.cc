@@ -3,45 +3,42 @@
 #include <ATen/core/CachingHostAllocator.h>
 
 #include <mutex>
-#include <unordered_map>
 
 #include "bridge/csrc/error_translation.h"
-#include "runtime/alloc/caching_allocator.h"
+#include "bridge/csrc/device_list.h"
+#include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/storage.h"
+#include "runtime/stream/stream.h"
 
 namespace torch_tessera {
 namespace {
 
-// Live pinned blocks by start address, with their sizes for the stats.
-// Interior pointers are not pinned by this definition, matching what
-// callers pass (a storage's data).
-std::mutex pinned_mutex;
-std::unordered_map<const void*, size_t> pinned_blocks;
-at::HostStats pinned_stats;  // guarded by pinned_mutex
+// Live pinned requests for PyTorch's host statistics (the runtime's own
+// statistics count blocks, rounded to powers of two).
+std::mutex stats_mutex;
+at::HostStats pinned_stats;  // guarded by stats_mutex
 
 void release(void* ctx) {
   auto* storage = static_cast<tessera::StoragePtr*>(ctx);
   if ((*storage)->data() != nullptr) {
-    std::lock_guard<std::mutex> lock(pinned_mutex);
-    pinned_blocks.erase((*storage)->data());
+    std::lock_guard<std::mutex> lock(stats_mutex);
     const size_t nbytes = (*storage)->nbytes();
     pinned_stats.active_requests.decrease(1);
     pinned_stats.active_bytes.decrease(nbytes);
     pinned_stats.allocations.decrease(1);
     pinned_stats.allocated_bytes.decrease(nbytes);
   }
-  delete storage;
+  delete storage;  // the block returns to the runtime's cache once its streams pass it
 }
 
 class PinnedAllocator final : public at::HostAllocator {
  public:
   c10::DataPtr allocate(size_t nbytes) override {
     tessera::StoragePtr storage;
-    TESSERA_TRANSLATE_ERRORS(storage = tessera::allocate_storage(tessera::host_device(), nbytes));
+    TESSERA_TRANSLATE_ERRORS(storage = tessera::PinnedHostAllocator::get().allocate(nbytes));
     void* data = storage->data();
     if (data != nullptr) {
-      std::lock_guard<std::mutex> lock(pinned_mutex);
-      pinned_blocks.emplace(data, nbytes);
+      std::lock_guard<std::mutex> lock(stats_mutex);
       pinned_stats.active_requests.increase(1);
       pinned_stats.active_bytes.increase(nbytes);
       pinned_stats.allocations.increase(1);
@@ -55,35 +52,35 @@ class PinnedAllocator final : public at::HostAllocator {
     default_copy_data(dest, src, count);
   }
 
-  // The runtime's copies between host and device are complete when they
-  // return, so a pinned block never waits for a stream: there is nothing
-  // to record beyond saying whether the block is ours.
-  bool record_event(void* ptr, void* /*ctx*/, c10::Stream /*stream*/) override {
-    return is_pinned(ptr);
+  // The block holding ptr is kept from reuse until `stream`'s work so far
+  // is done (the runtime's copy_ records its own non-blocking copies).
+  bool record_event(void* ptr, void* /*ctx*/, c10::Stream stream) override {
+    if (!stream.device().is_privateuseone()) return false;
+    bool recorded = false;
+    TESSERA_TRANSLATE_ERRORS(recorded = tessera::PinnedHostAllocator::get().record_stream(
+                                 ptr, tessera::Stream(runtime_device(stream.device()),
+                                                      static_cast<uint32_t>(stream.id()))));
+    return recorded;
   }
 
-  // Pinned blocks are cached by the host device's caching allocator, which
-  // is also the allocator of the tessera device on that runtime device (if
-  // visible): emptying one empties the other's free segments too.
+  // Frees the cached pinned blocks whose streams have passed them.
   void empty_cache() override {
-    TESSERA_TRANSLATE_ERRORS(tessera::CachingAllocator::get(tessera::host_device()).empty_cache());
+    TESSERA_TRANSLATE_ERRORS(tessera::PinnedHostAllocator::get().empty_cache());
   }
 
-  // Live pinned blocks only: cached free ones are the runtime allocator's
-  // and counted in its statistics.
   at::HostStats get_stats() override {
-    std::lock_guard<std::mutex> lock(pinned_mutex);
+    std::lock_guard<std::mutex> lock(stats_mutex);
     return pinned_stats;
   }
   void reset_accumulated_stats() override {
-    std::lock_guard<std::mutex> lock(pinned_mutex);
+    std::lock_guard<std::mutex> lock(stats_mutex);
     pinned_stats.active_requests.reset_accumulated();
     pinned_stats.active_bytes.reset_accumulated();
     pinned_stats.allocations.reset_accumulated();
     pinned_stats.allocated_bytes.reset_accumulated();
   }
   void reset_peak_stats() override {
-    std::lock_guard<std::mutex> lock(pinned_mutex);
+    std::lock_guard<std::mutex> lock(stats_mutex);
     pinned_stats.active_requests.reset_peak();
     pinned_stats.active_bytes.reset_peak();
     pinned_stats.allocations.reset_peak();
@@ -109,8 +106,7 @@ c10::Allocator* pinned_allocator() { return &instance(); }
 
 bool is_pinned(const void* ptr) noexcept {
   if (ptr == nullptr) return false;
-  std::lock_guard<std::mutex> lock(pinned_mutex);
-  return pinned_blocks.count(ptr) != 0;
+  return tessera::PinnedHostAllocator::get().owns(ptr);
 }
 
 }  // namespace torch_tessera

@@ -1,6 +1,8 @@
 // Page-locked ("pinned") host memory for tessera, as x.pin_memory() asks
-// for: host memory from the runtime's host device, whose caching allocator
-// keeps it for reuse. Tensors on it are CPU tensors that is_pinned().
+// for: blocks of the runtime's PinnedHostAllocator (page-locked where a
+// device such as CUDA provides it, cached for reuse), from and into which
+// copies with non_blocking=True stay in flight. Tensors on it are CPU
+// tensors that is_pinned().
 //
 // Once PrivateUse1 is renamed, tessera is PyTorch's current accelerator, so
 // plain CPU pin_memory(), torch.empty(..., pin_memory=True) and DataLoader
@@ -14,8 +16,8 @@
 namespace torch_tessera {
 
 c10::Allocator* pinned_allocator();
-// True for the start of a live pinned block; never throws (PyTorch asks
-// about arbitrary CPU pointers).
+// True for any address inside a live pinned block; never throws (PyTorch
+// asks about arbitrary CPU pointers).
 bool is_pinned(const void* ptr) noexcept;
 
 }  // namespace torch_tessera

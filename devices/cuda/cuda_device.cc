@@ -6,7 +6,10 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "devices/cuda/cuda_check.h"
@@ -36,6 +39,28 @@ DeviceProperties to_properties(const cudaDeviceProp& p) {
   out.supports_f64 = true;
   out.supports_i64 = true;
   return out;
+}
+
+// Lets `to` read and write `from`'s memory, once per pair, where the
+// driver allows it (cudaDeviceCanAccessPeer); where it does not, peer
+// copies still work, staged by the driver.
+void enable_peer_access(const CudaContext& to, const CudaContext& from) {
+  if (to.ordinal() == from.ordinal()) return;
+  static std::mutex mutex;
+  static std::set<std::pair<int, int>> tried;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!tried.emplace(to.ordinal(), from.ordinal()).second) return;
+  int can_access = 0;
+  if (cudaDeviceCanAccessPeer(&can_access, to.ordinal(), from.ordinal()) != cudaSuccess ||
+      can_access == 0) {
+    cudaGetLastError();
+    return;
+  }
+  DeviceScope scope(to);
+  const cudaError_t error = cudaDeviceEnablePeerAccess(from.ordinal(), 0);
+  // Already enabled (by another library) is fine; any other refusal leaves
+  // the driver's staged path, which is still correct.
+  if (error != cudaSuccess) cudaGetLastError();
 }
 
 class CudaDevice final : public DeviceInterface {
@@ -90,6 +115,50 @@ class CudaDevice final : public DeviceInterface {
                                                                : cudaMemcpyDeviceToDevice;
     DeviceScope scope(c);
     TESSERA_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, k, as_stream(stream)), index);
+  }
+
+  // Page-locked and portable (every CUDA device of the process copies from
+  // it asynchronously), for the runtime's pinned host allocator.
+  void* raw_allocate_host(size_t nbytes) override {
+    if (nbytes == 0) return nullptr;
+    for (const std::unique_ptr<CudaContext>& c : contexts()) {
+      if (c->failed()) continue;
+      DeviceScope scope(*c);
+      void* ptr = nullptr;
+      const cudaError_t error = cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable);
+      if (error == cudaErrorMemoryAllocation) {
+        cudaGetLastError();  // not sticky: the allocator frees its cache and retries
+        return nullptr;
+      }
+      if (error != cudaSuccess) throw_cuda_error(error, "cudaHostAlloc", c->index());
+      return ptr;
+    }
+    return nullptr;  // no usable device: the allocator uses ordinary memory
+  }
+  void raw_free_host(void* ptr) override {
+    if (ptr == nullptr) return;
+    const cudaError_t error = cudaFreeHost(ptr);
+    if (error != cudaSuccess) {
+      cudaGetLastError();
+      throw DeviceError(std::string("cuda: cudaFreeHost failed: ") + cudaGetErrorName(error) +
+                        ": " + cudaGetErrorString(error));
+    }
+  }
+
+  // cudaMemcpyPeerAsync copies between any two devices; with peer access
+  // enabled (where the driver allows) it goes over NVLink or PCIe directly,
+  // otherwise the driver stages it through the host.
+  bool copy_peer_async(int dst_index, void* dst, int src_index, const void* src, size_t nbytes,
+                       NativeStream stream) override {
+    CudaContext& to = context(dst_index, "copy_peer_async");
+    CudaContext& from = context(src_index, "copy_peer_async");
+    if (nbytes == 0) return true;
+    enable_peer_access(to, from);
+    DeviceScope scope(to);
+    TESSERA_CUDA_CHECK(cudaMemcpyPeerAsync(dst, to.ordinal(), src, from.ordinal(), nbytes,
+                                           as_stream(stream)),
+                       dst_index);
+    return true;
   }
 
   NativeStream default_stream(int index) override {

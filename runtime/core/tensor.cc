@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
@@ -84,16 +85,33 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(DType t) const { return to(device(), t); }
 Tensor Tensor::to(Device d) const { return to(d, dtype()); }
-Tensor Tensor::to(Device d, DType t) const {
+Tensor Tensor::to(Device d, DType t, bool non_blocking) const {
   if (d == device() && t == dtype()) return *this;
-  Tensor out = empty(sizes(), TensorOptions(t, d));
+  // A non-blocking copy to the host lands in pinned memory, as PyTorch's
+  // does, so that it can stay in flight.
+  Tensor out = non_blocking && d == host_device() && device() != d ? empty_pinned(sizes(), t)
+                                                                    : empty(sizes(), TensorOptions(t, d));
+  out.copy_(*this, non_blocking);
+  return out;
+}
+
+Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
+  tessera::copy_(*this, src, non_blocking);
+  return *this;
+}
+
+Tensor Tensor::pin_memory() const {
+  if (is_pinned()) return *this;
+  TESSERA_CHECK(device() == host_device(), ValueError, "pin_memory: only host tensors can be "
+                "pinned, got a tensor on ", device().to_string());
+  Tensor out = empty_pinned(sizes(), dtype());
   out.copy_(*this);
   return out;
 }
 
-Tensor& Tensor::copy_(const Tensor& src) {
-  tessera::copy_(*this, src);
-  return *this;
+bool Tensor::is_pinned() const {
+  return device() == host_device() && numel() > 0 &&
+         PinnedHostAllocator::get().owns(data_ptr());
 }
 
 template <typename T>

@@ -101,10 +101,17 @@ class Tensor {
   // Converts (copies) to dtype and/or device; returns *this when unchanged.
   Tensor to(DType dtype) const;
   Tensor to(Device device) const;
-  Tensor to(Device device, DType dtype) const;
+  // non_blocking: as copy_'s.
+  Tensor to(Device device, DType dtype, bool non_blocking = false) const;
   // Copies src into this tensor (broadcasting src, casting dtype, across
-  // devices). Returns *this.
-  Tensor& copy_(const Tensor& src);
+  // devices). Returns *this. non_blocking: see tessera::copy_ (ops.h).
+  Tensor& copy_(const Tensor& src, bool non_blocking = false);
+
+  // A copy in page-locked host memory (PinnedHostAllocator), the source of
+  // asynchronous host-to-device copies; *this when it already is there.
+  Tensor pin_memory() const;
+  // True when the data lies in a live block of the pinned host allocator.
+  bool is_pinned() const;
 
   // The value of a one-element tensor.
   Scalar item() const;

@@ -44,6 +44,23 @@ class DeviceInterface {
   virtual void copy_async(CopyKind kind, void* dst, const void* src,
                           size_t nbytes, int index, NativeStream stream) = 0;
 
+  // -- Page-locked host memory (optional): host memory the device copies to
+  // and from without staging it, for the runtime's pinned host allocator
+  // (alloc/pinned_host_allocator.h), which caches it. nullptr means the
+  // device has none (the default) or none is left.
+  virtual void* raw_allocate_host(size_t /*nbytes*/) { return nullptr; }
+  virtual void raw_free_host(void* /*ptr*/) {}
+
+  // -- Copies between two devices of this type (optional), ordered on
+  // `stream` of dst_index after the work enqueued there; the caller has
+  // completed the work that writes src. Returns false, copying nothing,
+  // when the device cannot (the default): the runtime then copies through
+  // the host.
+  virtual bool copy_peer_async(int /*dst_index*/, void* /*dst*/, int /*src_index*/,
+                               const void* /*src*/, size_t /*nbytes*/, NativeStream /*stream*/) {
+    return false;
+  }
+
   // -- Streams.
   virtual NativeStream default_stream(int index) = 0;
   virtual NativeStream create_stream(int index) = 0;

@@ -3,9 +3,11 @@
 // copies are used: the bytes spanned by a strided tensor move as one block
 // and the strided part runs on the host, so a device needs no Copy kernel
 // for transfers to work (and the CPU fallback, which moves tensors with
-// copy_, never recurses).
+// copy_, never recurses). Two devices of one type that can copy between
+// themselves (copy_peer_async) skip the host.
 #include <algorithm>
 
+#include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
@@ -50,18 +52,51 @@ void host_span_to_device(const Tensor& host_view, const Tensor& dst) {
                   dst.device().index, current_stream(dst.device()).native());
 }
 
+// Between two devices of one type without the host, where the device can:
+// src's writes are completed first, then the bytes move on dst's stream
+// (into a staging tensor when dst needs a cast or is strided). Waits for
+// the copy, because src (or its contiguous copy) may be freed on return.
+bool copy_peer(Tensor& dst, const Tensor& src) {
+  const Device from = src.device(), to = dst.device();
+  if (from.type != to.type) return false;
+  const Tensor s = src.contiguous();
+  Tensor staged = dst.is_contiguous() && dst.dtype() == s.dtype()
+                      ? dst
+                      : empty(dst.sizes(), TensorOptions(s.dtype(), to));
+  current_stream(from).synchronize();
+  const Stream stream = current_stream(to);
+  if (!device_interface(to).copy_peer_async(to.index, staged.data_ptr(), from.index, s.data_ptr(),
+                                            s.nbytes(), stream.native())) {
+    return false;
+  }
+  if (!staged.is_same(dst)) dst.copy_(staged);
+  stream.synchronize();
+  return true;
+}
+
 // dst and src on different devices, same sizes.
-void copy_across_devices(Tensor& dst, const Tensor& src) {
+void copy_across_devices(Tensor& dst, const Tensor& src, bool non_blocking) {
   Device host = host_device();
   bool raw = dst.is_contiguous() && src.is_contiguous() && dst.dtype() == src.dtype();
   if (raw && (src.device() == host || dst.device() == host)) {
     bool to_device = src.device() == host;
     Device dev = to_device ? dst.device() : src.device();
-    device_interface(dev).copy_sync(to_device ? CopyKind::kHostToDevice : CopyKind::kDeviceToHost,
-                                    dst.data_ptr(), src.data_ptr(), dst.nbytes(), dev.index,
-                                    current_stream(dev).native());
+    const Stream stream = current_stream(dev);
+    const CopyKind kind = to_device ? CopyKind::kHostToDevice : CopyKind::kDeviceToHost;
+    DeviceInterface& iface = device_interface(dev);
+    // In flight only from or into a pinned block, which then waits for the
+    // stream before it is reused.
+    const void* host_side = to_device ? src.data_ptr() : dst.data_ptr();
+    if (non_blocking && PinnedHostAllocator::get().record_stream(host_side, stream)) {
+      iface.copy_async(kind, dst.data_ptr(), src.data_ptr(), dst.nbytes(), dev.index,
+                       stream.native());
+      return;
+    }
+    iface.copy_sync(kind, dst.data_ptr(), src.data_ptr(), dst.nbytes(), dev.index,
+                    stream.native());
     return;
   }
+  if (src.device() != host && dst.device() != host && copy_peer(dst, src)) return;
   // Bring src to the host (as its span), convert there, then send.
   Tensor host_src = src.device() == host ? src : span_to_host(src);
   if (dst.device() == host) {
@@ -83,7 +118,7 @@ void copy_across_devices(Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
-Tensor& copy_(Tensor& dst, const Tensor& src) {
+Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking) {
   TESSERA_CHECK(dst.defined() && src.defined(), ValueError, "copy_: undefined tensor argument");
   if (dst.numel() == 0) return dst;
   check_no_internal_overlap("copy_", dst);
@@ -99,7 +134,7 @@ Tensor& copy_(Tensor& dst, const Tensor& src) {
     if (s.is_same(dst)) return dst;
     call_kernel<kernels::Copy>(dst.device(), dst, s);
   } else {
-    copy_across_devices(dst, s);
+    copy_across_devices(dst, s, non_blocking);
   }
   return dst;
 }

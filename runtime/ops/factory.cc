@@ -2,6 +2,7 @@
 // fill or arange kernel.
 #include <cmath>
 
+#include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
@@ -25,6 +26,13 @@ Tensor empty(const Shape& sizes, TensorOptions options) {
   impl->numel = numel;
   impl->is_contiguous = true;
   return Tensor(std::move(impl));
+}
+
+Tensor empty_pinned(const Shape& sizes, DType dtype) {
+  int64_t numel = checked_numel(sizes, "empty_pinned");
+  size_t nbytes = checked_mul_size(static_cast<size_t>(numel), itemsize(dtype), "empty_pinned");
+  return Tensor::from_storage(PinnedHostAllocator::get().allocate(nbytes), dtype, sizes,
+                              contiguous_strides(sizes), 0);
 }
 
 Tensor empty_strided(const Shape& sizes, const Shape& strides, TensorOptions options) {

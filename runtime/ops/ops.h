@@ -44,8 +44,16 @@ Tensor& uniform_(Tensor& t, double low = 0.0, double high = 1.0, Generator* gen 
 Tensor& normal_(Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 
 // -- Copy: dst = src broadcast to dst's shape, cast to dst's dtype, across
-// devices. Same as dst.copy_(src).
-Tensor& copy_(Tensor& dst, const Tensor& src);
+// devices. Same as dst.copy_(src). non_blocking, as in PyTorch: a copy
+// between a device and pinned host memory (empty_pinned, pin_memory) is
+// left in flight on the device's current stream (the pinned block is kept
+// until the stream passes it); synchronize that stream before reading a
+// device-to-host result. Every other copy is complete when it returns.
+Tensor& copy_(Tensor& dst, const Tensor& src, bool non_blocking = false);
+
+// A host tensor in page-locked memory (see PinnedHostAllocator), contiguous,
+// uninitialized.
+Tensor empty_pinned(const Shape& sizes, DType dtype = DType::kF32);
 
 // -- Elementwise arithmetic with broadcasting and type promotion.
 // add/sub compute a + alpha * b and a - alpha * b.

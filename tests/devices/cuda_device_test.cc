@@ -2,10 +2,12 @@
 // errors; with one, enumeration, raw memory and copies in every direction,
 // streams and events (the pattern of the Vulkan device test), the caching
 // allocator on device memory (out of memory under a memory fraction, then
-// recovery), and that the kernels of the op set run natively.
+// recovery), pinned host memory with asynchronous copies, copies between
+// two GPUs, and that the kernels of the op set run natively.
 // The GPU cases are skipped, not passed, on a machine without one.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -16,7 +18,9 @@
 
 #include "devices/cuda/cuda_device.h"
 #include "runtime/alloc/caching_allocator.h"
+#include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/error.h"
+#include "runtime/core/storage.h"
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_registry.h"
@@ -75,6 +79,9 @@ TEST_CASE("cuda: every kernel of the op set is registered", "[cuda]") {
   const KernelRegistry& registry = KernelRegistry::instance();
   CHECK(registry.required_ops_for(DeviceType::from_name("cuda")) ==
         registry.required_ops_for(DeviceType::from_name("cpu")));
+  // The special functions are optional, and native here too.
+  const std::vector<std::string> ops = registry.ops_for(DeviceType::from_name("cuda"));
+  CHECK(std::count(ops.begin(), ops.end(), "special_function") == 1);
 }
 
 TEST_CASE("cuda: enumeration and properties", "[cuda]") {
@@ -265,4 +272,72 @@ TEST_CASE("cuda: the op set runs natively, never through the CPU fallback", "[cu
   CHECK(tessera::testing::close_report(host_values(cs), host_values(cumsum(ha, 1)), 1e-5, 1e-5) == "");
   CHECK(host_values(am) == host_values(argmax(ha, 1)));
   CHECK(host_values(nz) == host_values(nonzero(gt(ha, Scalar(1.0)))));
+}
+
+TEST_CASE("cuda: pinned host memory and asynchronous copies", "[cuda][pinned]") {
+  REQUIRE_CUDA();
+  const int64_t n = int64_t{1} << 22;  // 16 MiB of floats
+  Tensor src = empty_pinned({n}, DType::kF32);
+  REQUIRE(src.is_pinned());
+  CHECK(PinnedHostAllocator::get().page_locked(src.data_ptr()));  // cudaHostAlloc'd
+  float* s = static_cast<float*>(src.data_ptr());
+  for (int64_t i = 0; i < n; ++i) s[i] = static_cast<float>(i % 1000);
+
+  const Stream stream = current_stream(gpu());
+  // Queue the copies behind about 20 ms of GEMMs, so that returning before
+  // the stream reaches them shows they are asynchronous.
+  Tensor busy = full({4096, 4096}, 1.0, TensorOptions(gpu()));
+  for (int i = 0; i < 8; ++i) busy = mul(matmul(busy, busy), Scalar(1.0 / 4096));
+  Tensor on_gpu = empty({n}, TensorOptions(gpu()));
+  on_gpu.copy_(src, /*non_blocking=*/true);
+  CHECK_FALSE(stream.query());
+
+  // The source dies while its copy may be queued: its block is not handed
+  // out again before the stream passes the copy.
+  void* block = src.data_ptr();
+  src = Tensor();
+  Tensor next = empty_pinned({n}, DType::kF32);
+  if (!stream.query()) CHECK(next.data_ptr() != block);
+
+  // Device to pinned host: in flight until synchronized.
+  next.copy_(mul(on_gpu, Scalar(2.0)), /*non_blocking=*/true);
+  stream.synchronize();
+  const float* r = static_cast<const float*>(next.data_ptr());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < n; ++i) wrong += r[i] != 2.0f * static_cast<float>(i % 1000);
+  CHECK(wrong == 0);
+
+  // From pageable memory non_blocking still completes before returning:
+  // the caller may overwrite its buffer at once.
+  std::vector<float> pageable(1000, 3.0f);
+  Tensor small = empty({1000}, TensorOptions(gpu()));
+  busy = matmul(busy, busy);
+  const Tensor borrowed = Tensor::from_storage(
+      std::make_shared<Storage>(host_device(), pageable.data(), pageable.size() * 4, nullptr),
+      DType::kF32, {1000}, {1});
+  small.copy_(borrowed, /*non_blocking=*/true);
+  std::fill(pageable.begin(), pageable.end(), -1.0f);
+  CHECK(host_values(small) == std::vector<double>(1000, 3.0));
+  // Empty host cache returns the free page-locked blocks.
+  next = Tensor();
+  synchronize(gpu());
+  PinnedHostAllocator::get().empty_cache();
+  CHECK(PinnedHostAllocator::get().stats().cached_bytes == 0);
+}
+
+TEST_CASE("cuda: copies between two GPUs", "[cuda][peer]") {
+  REQUIRE_CUDA();
+  if (cuda_interface()->device_count() < 2) TESSERA_SKIP("needs two CUDA devices");
+  const Device a = Device::parse("cuda:0"), b = Device::parse("cuda:1");
+  Tensor x = randn({300, 70}, TensorOptions(a));
+  const std::vector<double> expected = host_values(x);
+  Tensor same = empty({300, 70}, TensorOptions(b));
+  same.copy_(x);
+  CHECK(host_values(same) == expected);
+  // Strided and cast on the way: staged on the receiving GPU.
+  Tensor strided = empty({70, 300}, TensorOptions(DType::kF64, b)).t();
+  strided.copy_(x);
+  CHECK(host_values(strided) == expected);
+  Tensor back = x.t().to(b).t().to(a);
+  CHECK(host_values(back) == expected);
 }

@@ -55,6 +55,34 @@ void FakeDevice::reset_counters() {
   raw_frees_ = 0;
 }
 
+void FakeDevice::set_host_pinning(bool enabled) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  host_pinning_ = enabled;
+}
+
+int64_t FakeDevice::live_host_allocations() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return static_cast<int64_t>(live_host_.size());
+}
+
+void* FakeDevice::raw_allocate_host(size_t nbytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!host_pinning_ || nbytes == 0) return nullptr;
+  const size_t padded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* p = std::aligned_alloc(kAlignment, padded);
+  if (p != nullptr) live_host_.emplace(p, nbytes);
+  return p;
+}
+
+void FakeDevice::raw_free_host(void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = live_host_.find(ptr);
+  TESSERA_CHECK(it != live_host_.end(), DeviceError, "FakeDevice::raw_free_host: pointer ", ptr,
+                " is not a live page-locked allocation of fake_alloc");
+  live_host_.erase(it);
+  std::free(ptr);
+}
+
 void FakeDevice::submit_work(NativeStream stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   ++as_stream(stream, "submit_work")->submitted;

@@ -36,6 +36,11 @@ class FakeDevice : public DeviceInterface {
   int64_t raw_allocs() const;          // raw_allocate calls that succeeded
   int64_t raw_frees() const;
   void reset_counters();               // raw_allocs/raw_frees back to 0
+  // Page-locked host memory: off (raw_allocate_host gives nullptr, as on a
+  // device without it) until a test turns it on. Counted separately.
+  void set_host_pinning(bool enabled);
+  int64_t live_host_allocations() const;
+
   void submit_work(NativeStream stream);    // enqueue one unit of work
   void complete_stream(NativeStream stream);  // all submitted work done
 
@@ -46,6 +51,8 @@ class FakeDevice : public DeviceInterface {
   MemoryInfo memory_info(int index) override;
   void* raw_allocate(int index, size_t nbytes) override;
   void raw_free(int index, void* ptr) override;
+  void* raw_allocate_host(size_t nbytes) override;
+  void raw_free_host(void* ptr) override;
   void copy_async(CopyKind kind, void* dst, const void* src, size_t nbytes, int index,
                   NativeStream stream) override;
   NativeStream default_stream(int index) override;
@@ -81,6 +88,8 @@ class FakeDevice : public DeviceInterface {
   int64_t raw_allocs_ = 0;
   int64_t raw_frees_ = 0;
   std::unordered_map<void*, size_t> live_;  // ptr -> bytes
+  bool host_pinning_ = false;
+  std::unordered_map<void*, size_t> live_host_;  // page-locked blocks
   std::vector<std::unique_ptr<FakeStream>> streams_;  // [0] is the default
 };
 

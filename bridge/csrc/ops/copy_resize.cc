@@ -75,9 +75,10 @@ void apply_math_bits(const at::Tensor& src, const at::Tensor& dst) {
 
 }  // namespace
 
-at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
-  // The runtime's copies leave host memory ready on return, so a
-  // non_blocking copy is a blocking one.
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool non_blocking) {
+  // non_blocking: a copy between tessera and pinned host memory stays in
+  // flight on the device's current stream (the runtime's copy_); every
+  // other copy is complete on return.
   const c10::Device device = dst.device().is_privateuseone() ? dst.device() : self.device();
   const c10::DeviceGuard guard(device);
   if (self.is_complex() || dst.is_complex()) {
@@ -85,7 +86,7 @@ at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_b
   } else {
     tessera::Tensor d = runtime_side(dst, "copy_");
     const tessera::Tensor s = runtime_side(self, "copy_");
-    TESSERA_TRANSLATE_ERRORS(d.copy_(s));
+    TESSERA_TRANSLATE_ERRORS(d.copy_(s, non_blocking && !self.is_neg() && !dst.is_neg()));
   }
   apply_math_bits(self, dst);
   return dst;
