@@ -26,6 +26,18 @@ struct SumOp {
     if constexpr (is_int_v<A>) return wrap_add(a, b);
     else return a + b;
   }
+  // float rows read as 16-byte vectors (see reduce_engine.cuh).
+  __device__ A load4(int64_t off) const
+    requires(std::is_same_v<In, float> && std::is_same_v<A, float>)
+  {
+    const float4 v = *reinterpret_cast<const float4*>(in + off);
+    return (v.x + v.y) + (v.z + v.w);
+  }
+  bool vector_aligned() const
+    requires(std::is_same_v<In, float> && std::is_same_v<A, float>)
+  {
+    return reinterpret_cast<uintptr_t>(in) % 16 == 0;
+  }
   __device__ void store(int64_t off, A a) const {
     if constexpr (is_float_v<A>) {
       if (mean) a = a / static_cast<A>(count);

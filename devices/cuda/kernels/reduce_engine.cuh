@@ -19,6 +19,13 @@
 // When there are too few outputs to fill the GPU, the reduced range is cut
 // into chunks (grid y); partial results go to a scratch buffer and a last
 // pass (a warp per output) combines each output's chunks in a fixed order.
+//
+// An op may also have load4(offset): the combination of the 4 contiguous
+// elements from offset, read as one 16-byte vector. Contiguous rows whose
+// starts are 16-byte aligned then read 4 elements a load, four loads in
+// flight per thread, as memory bandwidth needs (the order still depends
+// only on the shapes and on the input's alignment, which the caching
+// allocator makes the same every run).
 #pragma once
 
 #include <algorithm>
@@ -71,6 +78,9 @@ __device__ __forceinline__ void finish(const Op& op, const ReduceLayout& l, int6
 }
 
 template <typename Op>
+concept VectorLoadOp = requires(const Op& op, int64_t off) { op.load4(off); };
+
+template <typename Op>
 __global__ void reduce_rows_kernel(Op op, ReduceLayout l, typename Op::Acc* partial) {
   using Acc = typename Op::Acc;
   __shared__ Acc scratch[32];
@@ -83,7 +93,29 @@ __global__ void reduce_rows_kernel(Op op, ReduceLayout l, typename Op::Acc* part
   if (active) reduce_offsets<Op>(l, o, in_base, out_off);
   const int64_t start = c * l.chunk_len, end = std::min(l.R, start + l.chunk_len);
   Acc acc = op.identity();
-  if (active && l.nr == 1) {
+  bool done = false;
+  if constexpr (VectorLoadOp<Op>) {
+    if (active && l.vec4) {
+      // [start, end) from a 16-byte aligned start: vectors, then the tail.
+      const int64_t base = in_base + start, n4 = end > start ? (end - start) / 4 : 0;
+      Acc a1 = op.identity(), a2 = op.identity(), a3 = op.identity();
+      int64_t i = lane;
+      for (; i + 3 * tpo < n4; i += 4 * tpo) {
+        acc = op.combine(acc, op.load4(base + 4 * i));
+        a1 = op.combine(a1, op.load4(base + 4 * (i + tpo)));
+        a2 = op.combine(a2, op.load4(base + 4 * (i + 2 * tpo)));
+        a3 = op.combine(a3, op.load4(base + 4 * (i + 3 * tpo)));
+      }
+      for (; i < n4; i += tpo) acc = op.combine(acc, op.load4(base + 4 * i));
+      for (int64_t r = start + 4 * n4 + lane; r < end; r += tpo) {
+        acc = op.combine(acc, op.load(in_base + r, r));
+      }
+      acc = op.combine(op.combine(acc, a1), op.combine(a2, a3));
+      done = true;
+    }
+  }
+  if (done) {
+  } else if (active && l.nr == 1) {
     // One reduced dim (the common case): four independent accumulators, so
     // each thread has four loads in flight instead of one.
     const int64_t step = l.rin[0];
@@ -153,6 +185,14 @@ void run_reduce(const KernelContext& ctx, const char* name, ReduceLayout l, cons
   using Acc = typename Op::Acc;
   if (l.num_out == 0) return;
   choose_chunks(l, multiprocessors(ctx));
+  if constexpr (VectorLoadOp<Op>) {
+    bool aligned = l.rows && l.nr == 1 && l.rin[0] == 1 && op.vector_aligned();
+    for (int d = 0; d < l.nk; ++d) aligned = aligned && l.kin[d] % 4 == 0;
+    if (aligned) {
+      l.vec4 = true;
+      l.chunk_len = (l.chunk_len + 3) / 4 * 4;  // chunks start aligned too
+    }
+  }
   Tensor scratch;
   Acc* partial = nullptr;
   if (l.chunks > 1) {

@@ -21,6 +21,9 @@ struct ReduceLayout {
   int threads_per_out = 32;  // rows schedule: a warp, or a block for long rows
   int64_t chunks = 1;
   int64_t chunk_len = 1;
+  // Rows read as 16-byte vectors (the op has load4, rows and chunks start
+  // 16-byte aligned): set by run_reduce.
+  bool vec4 = false;
 };
 
 // `dims` sorted and unique; out in keepdim layout. Dims beyond kMaxDims
