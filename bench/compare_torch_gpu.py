@@ -53,6 +53,8 @@ TORCH_GOALS = {
     "matmul_bf16_4096": 0.95,
     "conv2d_f32_resnet_b32": 0.8,
     "add_latency_1": None,
+    "copy_h2d_pinned_64M": None,
+    "copy_d2h_pinned_64M": None,
 }
 # Elementwise ops against the run's device-to-device copy bandwidth.
 MEMCPY_GOALS = {"add_f32_16M": 0.85, "mul_f32_16M": 0.85,
@@ -115,6 +117,12 @@ def torch_benchmarks(torch, device):
     inp, cw, cb = randn(N, C, H, W), randn(K, C, R, S), randn(K)
     out.append(("conv2d_f32_resnet_b32", "GFLOP/s", 2.0 * N * K * C * R * S * H * W,
                 lambda: F.conv2d(inp, cw, cb, 1, 1, 1, 1), fp32))
+    n = 1 << 24
+    pinned, on_device = torch.randn(n, generator=g).pin_memory(), torch.empty(n, device=device)
+    out.append(("copy_h2d_pinned_64M", "GB/s", 4.0 * n,
+                lambda: on_device.copy_(pinned, non_blocking=True), fp32))
+    out.append(("copy_d2h_pinned_64M", "GB/s", 4.0 * n,
+                lambda: pinned.copy_(on_device, non_blocking=True), fp32))
     one_a, one_b = randn(1), randn(1)
     out.append(("add_latency_1", "Gcall/s", 1.0, lambda: torch.add(one_a, one_b), fp32))
     return out

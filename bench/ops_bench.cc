@@ -434,6 +434,21 @@ std::vector<Result> gpu_op_benches() {
                             shape_str({N, C, H, W}) + " * " + shape_str({K, C, R, S}), "GFLOP/s",
                             flops, conv2d_call(x, weight, bias)));
   }
+  {  // Host<->device over pinned memory with non_blocking: the bus's bandwidth.
+    const int64_t n = int64_t{1} << 24;  // 64 MiB
+    Tensor pinned = input({n}).pin_memory();
+    Tensor on_device = empty({n}, TensorOptions(DType::kF32, bench_device()));
+    out.push_back(run_bench("copy_h2d_pinned_64M", "dst.copy_(pinned, non_blocking)",
+                            shape_str({n}), "GB/s", 4.0 * n, OpCall([&] {
+                              on_device.copy_(pinned, /*non_blocking=*/true);
+                              return Tensor();
+                            })));
+    out.push_back(run_bench("copy_d2h_pinned_64M", "pinned.copy_(src, non_blocking)",
+                            shape_str({n}), "GB/s", 4.0 * n, OpCall([&] {
+                              pinned.copy_(on_device, /*non_blocking=*/true);
+                              return Tensor();
+                            })));
+  }
   {  // Launch overhead: a 1-element add, enqueued asynchronously; the figure
      // is calls per second (work 1e9 per call over seconds over 1e9).
     const Tensor a = input({1}), b = input({1});
