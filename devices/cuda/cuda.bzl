@@ -33,7 +33,7 @@ _NVCC_FLAGS = " ".join([
     "--extended-lambda",
 ])
 
-def cuda_objects(name, srcs, hdrs = []):
+def cuda_objects(name, srcs, hdrs = [], nvcc_flags = []):
     """Declares cc_library <name> holding one nvcc-compiled object per .cu.
 
     Args:
@@ -41,6 +41,7 @@ def cuda_objects(name, srcs, hdrs = []):
       srcs: .cu files.
       hdrs: every header the sources include (.cuh, .h, runtime headers),
         so that a change to one recompiles what uses it.
+      nvcc_flags: flags for these sources only, after the common ones.
     """
     objects = []
     for src in srcs:
@@ -54,8 +55,15 @@ def cuda_objects(name, srcs, hdrs = []):
             cmd = """
 set -e
 gencode=$$(%s "$(TESSERA_CUDA_ARCHS)")
-%s %s $$gencode -I. -I%s -c $(location %s) -o $@
-""" % ("$(location //devices/cuda:nvcc_gencode.sh)", NVCC, _NVCC_FLAGS, CUBLAS_INCLUDE, src),
+%s %s %s $$gencode -I. -I%s -c $(location %s) -o $@
+""" % (
+                "$(location //devices/cuda:nvcc_gencode.sh)",
+                NVCC,
+                _NVCC_FLAGS,
+                " ".join(nvcc_flags),
+                CUBLAS_INCLUDE,
+                src,
+            ),
             message = "nvcc %s" % src,
         )
         objects.append(out)

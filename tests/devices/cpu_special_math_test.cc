@@ -1,8 +1,9 @@
-// The CPU device's scalar special functions (devices/cpu/kernels/
-// special_math.h) against PyTorch: per function, (input, expected) pairs
-// that torch 2.13 returned for float64 CPU tensors (torch.special.* /
-// torch.*): typical values, edges, poles, overflow, NaN and inf. Values must
-// agree to 1e-10 relative; an expected NaN must be NaN and an infinity equal.
+// The scalar special functions (devices/common/special_math/special_math.h)
+// compiled for the host, as the CPU device runs them, against PyTorch: per
+// function, (input, expected) pairs that torch 2.13 returned for float64 CPU
+// tensors (torch.special.* / torch.*): typical values, edges, poles,
+// overflow, NaN and inf. Values must agree to 1e-10 relative; an expected
+// NaN must be NaN and an infinity equal.
 // A last table holds inputs where PyTorch's own kernels are inaccurate (its
 // values checked against mpmath at 60 digits) and these functions return the
 // exact value instead.
@@ -14,9 +15,9 @@
 #include <limits>
 #include <sstream>
 
-#include "devices/cpu/kernels/special_math.h"
+#include "devices/common/special_math/special_math.h"
 
-namespace sm = tessera::cpu::special_math;
+namespace sm = tessera::special_math;
 
 namespace {
 

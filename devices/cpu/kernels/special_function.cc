@@ -1,12 +1,13 @@
 // The SpecialFunction kernel on the CPU: each element evaluated in double
-// by special_math.h (or the C library), rounded to the output's dtype.
-// nextafter is the exception: it steps in the dtype's own precision.
+// by special_math.h (shared with the CUDA device's kernel), rounded to the
+// output's dtype. nextafter is the exception: it steps in the dtype's own
+// precision.
 #include <cmath>
 #include <cstdint>
 
+#include "devices/common/special_math/special_math.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/pointwise_loops.h"
-#include "devices/cpu/kernels/special_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -14,26 +15,17 @@ namespace tessera::cpu {
 namespace {
 
 using kernels::SpecialOp;
-namespace sm = special_math;
+namespace sm = ::tessera::special_math;
 
 using Unary = double (*)(double);
 using Binary = double (*)(double, double);
 
-double erfc(double x) { return std::erfc(x); }
-double exp2(double x) { return std::exp2(x); }
-double frac(double x) { return x - std::trunc(x); }
-double hypot(double a, double b) { return std::hypot(a, b); }
-double copysign(double a, double b) { return std::copysign(a, b); }
-double fmax(double a, double b) { return std::fmax(a, b); }
-double fmin(double a, double b) { return std::fmin(a, b); }
-double heaviside(double x, double v) { return x == 0 ? v : static_cast<double>(x > 0); }
-
 Unary unary_fn(SpecialOp op) {
   switch (op) {
-    case SpecialOp::kErfc: return &erfc;
+    case SpecialOp::kErfc: return &sm::erfc;
     case SpecialOp::kErfinv: return &sm::erfinv;
-    case SpecialOp::kExp2: return &exp2;
-    case SpecialOp::kFrac: return &frac;
+    case SpecialOp::kExp2: return &sm::exp2;
+    case SpecialOp::kFrac: return &sm::frac;
     case SpecialOp::kSinc: return &sm::sinc;
     case SpecialOp::kDigamma: return &sm::digamma;
     case SpecialOp::kLgamma: return &sm::lgamma;
@@ -67,11 +59,11 @@ Binary binary_fn(SpecialOp op) {
     case SpecialOp::kIgamma: return &sm::igamma;
     case SpecialOp::kIgammac: return &sm::igammac;
     case SpecialOp::kXlog1py: return &sm::xlog1py;
-    case SpecialOp::kHypot: return &hypot;
-    case SpecialOp::kCopysign: return &copysign;
-    case SpecialOp::kFmax: return &fmax;
-    case SpecialOp::kFmin: return &fmin;
-    case SpecialOp::kHeaviside: return &heaviside;
+    case SpecialOp::kHypot: return &sm::hypot;
+    case SpecialOp::kCopysign: return &sm::copysign;
+    case SpecialOp::kFmax: return &sm::fmax;
+    case SpecialOp::kFmin: return &sm::fmin;
+    case SpecialOp::kHeaviside: return &sm::heaviside;
     case SpecialOp::kChebyshevT: return &sm::chebyshev_polynomial_t;
     case SpecialOp::kChebyshevU: return &sm::chebyshev_polynomial_u;
     case SpecialOp::kChebyshevV: return &sm::chebyshev_polynomial_v;
@@ -96,10 +88,7 @@ T next_after(T x, T y) {
   } else {  // Half, BFloat16: step the 16-bit pattern
     const float fx = static_cast<float>(x), fy = static_cast<float>(y);
     if (fx != fx || fy != fy) return T(fx + fy);  // NaN
-    if (fx == fy) return y;
-    if (fx == 0) return T::from_bits(static_cast<uint16_t>((fy < 0 ? 0x8000u : 0u) | 1u));
-    const bool away_from_zero = (fy > fx) == (fx > 0);
-    return T::from_bits(static_cast<uint16_t>(x.bits + (away_from_zero ? 1 : -1)));
+    return T::from_bits(sm::next_after_16bit(x.bits, fx, y.bits, fy));
   }
 }
 

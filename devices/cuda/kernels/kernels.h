@@ -1,6 +1,7 @@
 // Registration of the CUDA kernels, one function per family (each in its
 // own .cu file), called from CudaDevice::register_kernels. Every kernel of
-// the op set is native: none runs through the runtime's CPU fallback.
+// the op set is native: none runs through the runtime's CPU fallback, and
+// neither do the special functions (an optional kernel).
 #pragma once
 
 #include "runtime/core/device.h"
@@ -41,6 +42,8 @@ void register_creation_kernels(KernelRegistry& registry, DeviceType type);  // a
 void register_random_kernels(KernelRegistry& registry, DeviceType type);    // uniform, normal, randint, bernoulli
 // Fused optimizer steps (adam_step, sgd_step, adagrad_step).
 void register_optimizer_kernels(KernelRegistry& registry, DeviceType type);
+// Special functions (special_function), on devices/common/special_math.
+void register_special_function_kernel(KernelRegistry& registry, DeviceType type);
 
 inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_copy_kernels(registry, type);
@@ -69,6 +72,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_creation_kernels(registry, type);
   register_random_kernels(registry, type);
   register_optimizer_kernels(registry, type);
+  register_special_function_kernel(registry, type);
 }
 
 }  // namespace tessera::cuda

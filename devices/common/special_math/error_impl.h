@@ -1,18 +1,18 @@
-// The error function family: erfcx, erfinv, ndtri, log_ndtr.
+// The error function family: erfcx, erfinv, ndtri, log_ndtr. Included by
+// special_math.h.
+#pragma once
+
 #include <cmath>
 
-#include "devices/cpu/kernels/special_math.h"
-#include "devices/cpu/kernels/special_math_internal.h"
+#include "devices/common/special_math/internal.h"
 
-namespace tessera::cpu::special_math {
-namespace {
-
-using namespace detail;
+namespace tessera::special_math {
+namespace detail {
 
 // erfcx for x >= 12 by its asymptotic series
 // erfcx(x) = 1 / (x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k, whose terms
 // shrink until k ~ x^2; 14 terms reach 1e-18 at x = 12.
-double erfcx_asymptotic(double x) {
+TESSERA_HOST_DEVICE inline double erfcx_asymptotic(double x) {
   const double r = 0.5 / (x * x);  // 0 once x*x overflows: the sum is 1
   double term = 1, sum = 1;
   for (int k = 1; k <= 14; ++k) {
@@ -24,7 +24,7 @@ double erfcx_asymptotic(double x) {
 
 // exp(x^2) with x^2 split exactly into hi + lo, so that exp does not
 // amplify the rounding of x^2 (worth ~700 ulp near the overflow).
-double exp_of_square(double x) {
+TESSERA_HOST_DEVICE inline double exp_of_square(double x) {
   const double hi = x * x;
   const double lo = std::fma(x, x, -hi);
   return std::exp(hi) * (1 + lo);
@@ -35,7 +35,7 @@ double exp_of_square(double x) {
 // log erfcx(x) - x^2 (no underflow) and g'(x) = -2 / (sqrt(pi) erfcx(x)).
 // The start is the rational approximation of Abramowitz & Stegun 26.2.23
 // (error < 4.5e-4), from which Newton converges in 3-4 steps.
-double erfc_inverse(double q) {
+TESSERA_HOST_DEVICE inline double erfc_inverse(double q) {
   const double log_q = std::log(q);
   const double t = std::sqrt(-2 * (log_q - kLn2));  // A&S for p = q / 2
   const double normal_quantile =
@@ -58,7 +58,7 @@ double erfc_inverse(double q) {
 // erfinv(a) for 0 < a <= 0.5: Halley's method on erf(x) = a from the first
 // terms of erfinv's Maclaurin series (error < 3e-5 at a = 0.5; two cubic
 // steps then reach full precision).
-double erfinv_central(double a) {
+TESSERA_HOST_DEVICE inline double erfinv_central(double a) {
   const double z = 0.5 * kSqrtPi * a;
   if (a < 1e-9) return z;  // the z^3 term is below half an ulp
   const double z2 = z * z;
@@ -70,45 +70,45 @@ double erfinv_central(double a) {
   return x;
 }
 
-}  // namespace
+}  // namespace detail
 
-double erfcx(double x) {
+TESSERA_HOST_DEVICE inline double erfcx(double x) {
   if (std::isnan(x)) return x;
-  if (x >= 12) return erfcx_asymptotic(x);
-  if (x < -26.7) return kInf;  // 2 exp(x^2) overflows
-  return exp_of_square(x) * std::erfc(x);
+  if (x >= 12) return detail::erfcx_asymptotic(x);
+  if (x < -26.7) return detail::kInf;  // 2 exp(x^2) overflows
+  return detail::exp_of_square(x) * std::erfc(x);
 }
 
-double erfinv(double x) {
+TESSERA_HOST_DEVICE inline double erfinv(double x) {
   const double a = std::fabs(x);
-  if (!(a <= 1)) return kNaN;  // NaN or |x| > 1
-  if (a == 1) return std::copysign(kInf, x);
+  if (!(a <= 1)) return detail::kNaN;  // NaN or |x| > 1
+  if (a == 1) return std::copysign(detail::kInf, x);
   if (a == 0) return x;
   // Above 0.5 solve erfc(y) = 1 - |x| (exact by Sterbenz): near 1, erf(y) - x
   // would lose all the digits that 1 - |x| keeps.
-  const double y = a <= 0.5 ? erfinv_central(a) : erfc_inverse(1 - a);
+  const double y = a <= 0.5 ? detail::erfinv_central(a) : detail::erfc_inverse(1 - a);
   return std::copysign(y, x);
 }
 
-double ndtri(double p) {
-  if (!(p >= 0 && p <= 1)) return kNaN;
-  if (p == 0) return -kInf;
-  if (p == 1) return kInf;
+TESSERA_HOST_DEVICE inline double ndtri(double p) {
+  if (!(p >= 0 && p <= 1)) return detail::kNaN;
+  if (p == 0) return -detail::kInf;
+  if (p == 1) return detail::kInf;
   // ndtri(p) = -sqrt(2) erfcinv(2p) = sqrt(2) erfinv(2p - 1); the tails use
   // erfc_inverse on 2p or 2(1 - p), both exact, the middle erfinv on the
   // exact 2p - 1.
-  if (p < 0.25) return -kSqrt2 * erfc_inverse(2 * p);
-  if (p > 0.75) return kSqrt2 * erfc_inverse(2 * (1 - p));
+  if (p < 0.25) return -detail::kSqrt2 * detail::erfc_inverse(2 * p);
+  if (p > 0.75) return detail::kSqrt2 * detail::erfc_inverse(2 * (1 - p));
   const double y = 2 * p - 1;
-  return y == 0 ? 0.0 : kSqrt2 * std::copysign(erfinv_central(std::fabs(y)), y);
+  return y == 0 ? 0.0 : detail::kSqrt2 * std::copysign(detail::erfinv_central(std::fabs(y)), y);
 }
 
-double log_ndtr(double x) {
-  const double t = x * kSqrtHalf;
+TESSERA_HOST_DEVICE inline double log_ndtr(double x) {
+  const double t = x * detail::kSqrtHalf;
   // Below -1 the CDF is erfc(-t) / 2 = erfcx(-t) exp(-t^2) / 2: take the log
   // of each factor, so that it holds down to x ~ -1e154 (then -inf).
   if (x < -1) return std::log(erfcx(-t) / 2) - t * t;
   return std::log1p(-std::erfc(t) / 2);
 }
 
-}  // namespace tessera::cpu::special_math
+}  // namespace tessera::special_math

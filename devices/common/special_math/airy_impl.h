@@ -7,24 +7,24 @@
 //   x < -10:      the asymptotic expansion in 1/zeta, its phase computed
 //                 as PyTorch (Cephes) computes it, since for large |x| the
 //                 rounding of the phase decides the value.
+// Included by special_math.h.
+#pragma once
+
 #include <cmath>
 
-#include "devices/cpu/kernels/special_math.h"
-#include "devices/cpu/kernels/special_math_internal.h"
+#include "devices/common/special_math/internal.h"
 
-namespace tessera::cpu::special_math {
-namespace {
+namespace tessera::special_math {
+namespace detail {
 
-using namespace detail;
-
-constexpr double kAi0 = 0.355028053887817239260063186004183177;     // Ai(0)
-constexpr double kMinusAiPrime0 = 0.258819403792806798405183560189203963;  // -Ai'(0)
+inline constexpr double kAi0 = 0.355028053887817239260063186004183177;  // Ai(0)
+inline constexpr double kMinusAiPrime0 = 0.258819403792806798405183560189203963;  // -Ai'(0)
 // PyTorch returns 0 above this (Ai there is below ~5e-308).
-constexpr double kAiryUnderflow = 103.892;
+inline constexpr double kAiryUnderflow = 103.892;
 
 // Ai(x) by the Maclaurin series Ai(0) f(x) + Ai'(0) g(x),
 // f = sum 3^k (1/3)_k x^3k / (3k)!, g = sum 3^k (2/3)_k x^(3k+1) / (3k+1)!.
-double airy_maclaurin(double x) {
+TESSERA_HOST_DEVICE inline double airy_maclaurin(double x) {
   const double x3 = x * x * x;
   double f = 1, g = x, f_term = 1, g_term = x;
   for (int k = 1; k < 40; ++k) {
@@ -41,7 +41,7 @@ double airy_maclaurin(double x) {
 // y'' = t y. Around t0 the coefficients a_m of y(t0 + h) = sum a_m h^m are
 // a_0 = y, a_1 = y', a_2 = t0 y / 2 and m (m - 1) a_m = t0 a_(m-2) + a_(m-3);
 // 45 of them are ample for |h| <= 1, |t0| <= 10.
-double airy_by_taylor_steps(double x) {
+TESSERA_HOST_DEVICE inline double airy_by_taylor_steps(double x) {
   const int steps = static_cast<int>(std::ceil(-x));
   const double h = x / steps;
   double y = kAi0, dy = -kMinusAiPrime0, t0 = 0;
@@ -70,7 +70,7 @@ double airy_by_taylor_steps(double x) {
 // theta = zeta + pi/4, U = sum (-1)^k u_2k / zeta^2k, V = sum (-1)^k
 // u_(2k+1) / zeta^(2k+1), u_m = (2m+1)(2m+3)...(6m-1) / (216^m m!)
 // (DLMF 9.7.9). The terms fall to ~e^(-2 zeta) (below 1e-18 at x = -10).
-double airy_negative_asymptotic(double x) {
+TESSERA_HOST_DEVICE inline double airy_negative_asymptotic(double x) {
   const double t = std::sqrt(-x);
   const double zeta = -2.0 * x * t / 3.0;  // overflows to inf (then NaN) as PyTorch's
   const double theta = zeta + 0.25 * kPi;
@@ -92,18 +92,19 @@ double airy_negative_asymptotic(double x) {
   return amplitude * (std::sin(theta) * even - std::cos(theta) * odd);
 }
 
-}  // namespace
+}  // namespace detail
 
-double airy_ai(double x) {
-  if (std::isnan(x) || std::isinf(x)) return kNaN;
-  if (x > kAiryUnderflow) return 0.0;
+TESSERA_HOST_DEVICE inline double airy_ai(double x) {
+  if (std::isnan(x) || std::isinf(x)) return detail::kNaN;
+  if (x > detail::kAiryUnderflow) return 0.0;
   if (x > 1) {
     const double zeta = 2.0 / 3.0 * x * std::sqrt(x);
-    return std::sqrt(x / 3) / kPi * std::exp(-zeta) * scaled_bessel_k_integral(1.0 / 3.0, zeta);
+    return std::sqrt(x / 3) / detail::kPi * std::exp(-zeta) *
+           detail::scaled_bessel_k_integral(1.0 / 3.0, zeta);
   }
-  if (x >= -2) return airy_maclaurin(x);
-  if (x >= -10) return airy_by_taylor_steps(x);
-  return airy_negative_asymptotic(x);
+  if (x >= -2) return detail::airy_maclaurin(x);
+  if (x >= -10) return detail::airy_by_taylor_steps(x);
+  return detail::airy_negative_asymptotic(x);
 }
 
-}  // namespace tessera::cpu::special_math
+}  // namespace tessera::special_math

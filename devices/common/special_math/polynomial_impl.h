@@ -12,41 +12,41 @@
 // beyond, and for Legendre and Laguerre already above kLargeDegree (2^16):
 //   Chebyshev, |x| > 1: cosh / sinh closed forms (the recurrence only grows);
 //   Hermite: NaN (the recurrence overflows, then gives NaN, by n ~ 400);
-//   Legendre: asymptotic expansions (special_math_polynomial_asymptotic.cc);
+//   Legendre: asymptotic expansions (polynomial_asymptotic_impl.h);
 //   Laguerre: a convergent Bessel expansion where it is accurate (all x for
 //   n > 2^20, x below ~17 n^(1/3) above 2^16), else the recurrence;
 // or NaN where PyTorch's recurrence overflows on the way. Above 2^16 the
 // results are the accurate values, which PyTorch's recurrence drifts from
 // (by up to 1e-9 for Legendre near +-1, 1e-6 for Laguerre near 0 at 2^20).
+//
+// Included by special_math.h.
+#pragma once
+
 #include <cmath>
 #include <cstdint>
 
-#include "devices/cpu/kernels/special_math.h"
-#include "devices/cpu/kernels/special_math_internal.h"
-#include "devices/cpu/kernels/special_math_polynomial.h"
+#include "devices/common/special_math/internal.h"
 
-namespace tessera::cpu::special_math {
-namespace {
-
-using namespace detail;
+namespace tessera::special_math {
+namespace detail {
 
 // Recurrence steps run before switching to closed forms or expansions:
 // 2^20 steps take ~5 ms, PyTorch's own cost for such n.
-constexpr int64_t kMaxRecurrenceSteps = int64_t{1} << 20;
+inline constexpr int64_t kMaxRecurrenceSteps = int64_t{1} << 20;
 
 // PyTorch's degree: static_cast<int64_t>(n), which truncates towards zero
 // and on x86-64 gives INT64_MIN for NaN and values out of range.
-int64_t degree_of(double n) {
+TESSERA_HOST_DEVICE inline int64_t degree_of(double n) {
   if (!(n > -9223372036854775808.0 && n < 9223372036854775808.0)) return INT64_MIN;
   return static_cast<int64_t>(n);
 }
 
-double parity_sign(int64_t n) { return n % 2 == 0 ? 1.0 : -1.0; }
+TESSERA_HOST_DEVICE inline double parity_sign(int64_t n) { return n % 2 == 0 ? 1.0 : -1.0; }
 
 // Runs r = fma(c, q, -p) from (p, q) = (P_0, P_1) to P_n for n >= 2 (the
 // Chebyshev recurrences, c = 2y). Stops at NaN: after an overflow the
 // recurrence turns NaN within two steps and stays NaN.
-double chebyshev_recurrence(double c, double p, double q, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_recurrence(double c, double p, double q, int64_t n) {
   for (int64_t k = 2; k <= n; ++k) {
     const double r = std::fma(c, q, -p);
     p = q;
@@ -58,7 +58,7 @@ double chebyshev_recurrence(double c, double p, double q, int64_t n) {
 
 // Closed forms for |y| > 1, where the recurrence grows like e^(n acosh|y|):
 // used above kMaxRecurrenceSteps. kind is 'T', 'U', 'V' or 'W'.
-double chebyshev_outside_value(char kind, double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_outside_value(char kind, double y, int64_t n) {
   const double theta = std::acosh(std::fabs(y));
   const double m = static_cast<double>(n);
   char effective = kind;
@@ -78,7 +78,7 @@ double chebyshev_outside_value(char kind, double y, int64_t n) {
 
 // PyTorch's recurrence gives +-inf when it overflows at one of its last two
 // steps and NaN (inf - inf) when earlier.
-double chebyshev_outside(char kind, double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_outside(char kind, double y, int64_t n) {
   const double v = chebyshev_outside_value(kind, y, n);
   if (std::isfinite(v)) return v;
   return std::isfinite(chebyshev_outside_value(kind, y, n - 2)) ? v : kNaN;
@@ -87,19 +87,20 @@ double chebyshev_outside(char kind, double y, int64_t n) {
 // T, U, V, W of y for degree n >= 2 when the trigonometric forms do not
 // apply: the recurrence (its coefficient c = 2y and start q = P_1 as PyTorch
 // rounds them), or the closed form above kMaxRecurrenceSteps.
-double chebyshev_general(char kind, double y, double c, double first, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_general(char kind, double y, double c, double first,
+                                                     int64_t n) {
   if (std::isnan(y)) return kNaN;
   if (n > kMaxRecurrenceSteps && std::fabs(y) > 1) return chebyshev_outside(kind, y, n);
   return chebyshev_recurrence(c, 1.0, first, n);
 }
 
 // T_n(y) for n > 6 and |y| < 1: cos(n acos y).
-double chebyshev_t_trig(double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_t_trig(double y, int64_t n) {
   return std::cos(static_cast<double>(n) * std::acos(y));
 }
 
 // U_n(y) = sin((n+1) t) / sin t, t = acos y; where sin t is 0 the limit.
-double chebyshev_u_trig(double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_u_trig(double y, int64_t n) {
   const double t = std::acos(y);
   const double m = static_cast<double>(n + 1);
   if (std::sin(t) != 0) return std::sin(m * t) / std::sin(t);
@@ -107,133 +108,133 @@ double chebyshev_u_trig(double y, int64_t n) {
 }
 
 // V_n(y) = cos((n + 1/2) t) / cos(t / 2), t = acos y.
-double chebyshev_v_trig(double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_v_trig(double y, int64_t n) {
   const double t = std::acos(y);
   if (std::sin(t / 2) != 1) return std::cos((static_cast<double>(n) + 0.5) * t) / std::cos(t / 2);
   return parity_sign(n) * static_cast<double>(n + n + 1);
 }
 
 // W_n(y) = sin((n + 1/2) t) / sin(t / 2), t = acos y.
-double chebyshev_w_trig(double y, int64_t n) {
+TESSERA_HOST_DEVICE inline double chebyshev_w_trig(double y, int64_t n) {
   const double t = std::acos(y);
   if (std::cos(t / 2) != 1) return std::sin((static_cast<double>(n) + 0.5) * t) / std::sin(t / 2);
   return y > 0 ? static_cast<double>(n + n + 1) : parity_sign(n);
 }
 
 // Above these degrees PyTorch uses the trigonometric forms for |y| < 1.
-constexpr int64_t kTrigDegreeT = 6;
-constexpr int64_t kTrigDegreeUVW = 8;
-constexpr int64_t kTrigDegreeShifted = 6;
-constexpr int64_t kTrigDegreeShiftedW = 4;  // (sic: PyTorch's shifted W switches earlier)
+inline constexpr int64_t kTrigDegreeT = 6;
+inline constexpr int64_t kTrigDegreeUVW = 8;
+inline constexpr int64_t kTrigDegreeShifted = 6;
+inline constexpr int64_t kTrigDegreeShiftedW = 4;  // (sic: PyTorch's shifted W switches earlier)
 
-}  // namespace
+}  // namespace detail
 
-double chebyshev_polynomial_t(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double chebyshev_polynomial_t(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (std::fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1.0 : -1.0;
-  if (n > kTrigDegreeT && std::fabs(x) < 1) return chebyshev_t_trig(x, n);
+  if (n > detail::kTrigDegreeT && std::fabs(x) < 1) return detail::chebyshev_t_trig(x, n);
   if (n == 0) return 1.0;
   if (n == 1) return x;
-  return chebyshev_general('T', x, x + x, x, n);
+  return detail::chebyshev_general('T', x, x + x, x, n);
 }
 
-double chebyshev_polynomial_u(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double chebyshev_polynomial_u(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (std::fabs(x) == 1) {
     const double m = static_cast<double>(n + 1);
     return (x > 0 || n % 2 == 0) ? m : -m;
   }
-  if (n > kTrigDegreeUVW && std::fabs(x) < 1) return chebyshev_u_trig(x, n);
+  if (n > detail::kTrigDegreeUVW && std::fabs(x) < 1) return detail::chebyshev_u_trig(x, n);
   if (n == 0) return 1.0;
   if (n == 1) return x + x;
-  return chebyshev_general('U', x, x + x, x + x, n);
+  return detail::chebyshev_general('U', x, x + x, x + x, n);
 }
 
-double chebyshev_polynomial_v(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double chebyshev_polynomial_v(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (std::fabs(x) == 1) {
     if (x > 0) return 1.0;
-    return parity_sign(n) * static_cast<double>(n + n + 1);
+    return detail::parity_sign(n) * static_cast<double>(n + n + 1);
   }
-  if (n > kTrigDegreeUVW && std::fabs(x) < 1) return chebyshev_v_trig(x, n);
+  if (n > detail::kTrigDegreeUVW && std::fabs(x) < 1) return detail::chebyshev_v_trig(x, n);
   if (n == 0) return 1.0;
   if (n == 1) return x + x - 1;
-  return chebyshev_general('V', x, x + x, x + x - 1, n);
+  return detail::chebyshev_general('V', x, x + x, x + x - 1, n);
 }
 
-double chebyshev_polynomial_w(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double chebyshev_polynomial_w(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (std::fabs(x) == 1) {
     if (x > 0) return static_cast<double>(n + n + 1);
-    return parity_sign(n);
+    return detail::parity_sign(n);
   }
-  if (n > kTrigDegreeUVW && std::fabs(x) < 1) return chebyshev_w_trig(x, n);
+  if (n > detail::kTrigDegreeUVW && std::fabs(x) < 1) return detail::chebyshev_w_trig(x, n);
   if (n == 0) return 1.0;
   if (n == 1) return x + x + 1;
-  return chebyshev_general('W', x, x + x, x + x + 1, n);
+  return detail::chebyshev_general('W', x, x + x, x + x + 1, n);
 }
 
 // The shifted polynomials evaluate those above at y = x + x - 1, with the
 // special values at x = 1 (y = 1) and x = 0 (y = -1).
-double shifted_chebyshev_polynomial_t(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double shifted_chebyshev_polynomial_t(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (x == 1) return 1.0;
-  if (x == 0) return parity_sign(n);
+  if (x == 0) return detail::parity_sign(n);
   const double y = x + x - 1;
-  if (n > kTrigDegreeShifted && std::fabs(y) < 1) return chebyshev_t_trig(y, n);
+  if (n > detail::kTrigDegreeShifted && std::fabs(y) < 1) return detail::chebyshev_t_trig(y, n);
   if (n == 0) return 1.0;
   if (n == 1) return y;
-  return chebyshev_general('T', y, y + y, y, n);
+  return detail::chebyshev_general('T', y, y + y, y, n);
 }
 
-double shifted_chebyshev_polynomial_u(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double shifted_chebyshev_polynomial_u(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   const double m = static_cast<double>(n + 1);
   if (x == 1) return m;
-  if (x == 0) return parity_sign(n) * m;
+  if (x == 0) return detail::parity_sign(n) * m;
   const double y = x + x - 1;
-  if (n > kTrigDegreeShifted && std::fabs(y) < 1) return chebyshev_u_trig(y, n);
+  if (n > detail::kTrigDegreeShifted && std::fabs(y) < 1) return detail::chebyshev_u_trig(y, n);
   if (n == 0) return 1.0;
   if (n == 1) return y + y;
-  return chebyshev_general('U', y, y + y, y + y, n);
+  return detail::chebyshev_general('U', y, y + y, y + y, n);
 }
 
-double shifted_chebyshev_polynomial_v(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double shifted_chebyshev_polynomial_v(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (x == 1) return 1.0;
-  if (x == 0) return parity_sign(n) * static_cast<double>(n + n + 1);
+  if (x == 0) return detail::parity_sign(n) * static_cast<double>(n + n + 1);
   const double y = x + x - 1;
-  if (n > kTrigDegreeShifted && std::fabs(y) < 1) return chebyshev_v_trig(y, n);
+  if (n > detail::kTrigDegreeShifted && std::fabs(y) < 1) return detail::chebyshev_v_trig(y, n);
   if (n == 0) return 1.0;
   if (n == 1) return y + y - 1;
-  return chebyshev_general('V', y, y + y, y + y - 1, n);
+  return detail::chebyshev_general('V', y, y + y, y + y - 1, n);
 }
 
-double shifted_chebyshev_polynomial_w(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double shifted_chebyshev_polynomial_w(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (x == 1) return static_cast<double>(n + n + 1);
-  if (x == 0) return parity_sign(n);
+  if (x == 0) return detail::parity_sign(n);
   const double y = x + x - 1;
-  if (n > kTrigDegreeShiftedW && std::fabs(y) < 1) return chebyshev_w_trig(y, n);
+  if (n > detail::kTrigDegreeShiftedW && std::fabs(y) < 1) return detail::chebyshev_w_trig(y, n);
   if (n == 0) return 1.0;
   if (n == 1) return y + y + 1;
-  return chebyshev_general('W', y, y + y, y + y + 1, n);
+  return detail::chebyshev_general('W', y, y + y, y + y + 1, n);
 }
 
-namespace {
+namespace detail {
 
 // H_(k+1) = 2x H_k - 2k H_(k-1) (c = 2, H_1 = 2x) and He_(k+1) = x He_k -
 // k He_(k-1) (c = 1, He_1 = x). Both overflow and then turn NaN within
 // ~400 steps for every x, so the loop ends early and large n give NaN.
-double hermite(double x, int64_t n, bool physicists) {
+TESSERA_HOST_DEVICE inline double hermite(double x, int64_t n, bool physicists) {
   if (n < 0) return 0.0;
   if (n == 0) return 1.0;
   if (std::isnan(x)) return kNaN;
@@ -251,19 +252,25 @@ double hermite(double x, int64_t n, bool physicists) {
   return q;
 }
 
-}  // namespace
+}  // namespace detail
 
-double hermite_polynomial_h(double x, double n) { return hermite(x, degree_of(n), true); }
-double hermite_polynomial_he(double x, double n) { return hermite(x, degree_of(n), false); }
+TESSERA_HOST_DEVICE inline double hermite_polynomial_h(double x, double n) {
+  return detail::hermite(x, detail::degree_of(n), true);
+}
+TESSERA_HOST_DEVICE inline double hermite_polynomial_he(double x, double n) {
+  return detail::hermite(x, detail::degree_of(n), false);
+}
 
-double laguerre_polynomial_l(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double laguerre_polynomial_l(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (x == 0) return 1.0;
   if (n == 0) return 1.0;
-  if (std::isnan(x)) return kNaN;
+  if (std::isnan(x)) return detail::kNaN;
   if (n == 1) return 1 - x;
-  if (n > kLargeDegree && laguerre_expansion_applies(x, n)) return laguerre_large_degree(x, n);
+  if (n > detail::kLargeDegree && detail::laguerre_expansion_applies(x, n)) {
+    return detail::laguerre_large_degree(x, n);
+  }
   // L_(k+1) = ((2k + 1 - x) L_k - k L_(k-1)) / (k + 1), 2k + 1 - x rounded
   // as (k + k) + (1 - x) like PyTorch.
   double p = 1, q = 1 - x;
@@ -277,14 +284,14 @@ double laguerre_polynomial_l(double x, double n_in) {
   return q;
 }
 
-double legendre_polynomial_p(double x, double n_in) {
-  const int64_t n = degree_of(n_in);
+TESSERA_HOST_DEVICE inline double legendre_polynomial_p(double x, double n_in) {
+  const int64_t n = detail::degree_of(n_in);
   if (n < 0) return 0.0;
   if (std::fabs(x) == 1) return (x > 0 || n % 2 == 0) ? 1.0 : -1.0;
   if (n == 0) return 1.0;
-  if (std::isnan(x)) return kNaN;
+  if (std::isnan(x)) return detail::kNaN;
   if (n == 1) return x;
-  if (n > kLargeDegree) return legendre_large_degree(x, n);
+  if (n > detail::kLargeDegree) return detail::legendre_large_degree(x, n);
   // P_(k+1) = ((2k + 1) x P_k - k P_(k-1)) / (k + 1).
   double p = 1, q = x;
   for (int64_t k = 1; k < n; ++k) {
@@ -297,4 +304,4 @@ double legendre_polynomial_p(double x, double n_in) {
   return q;
 }
 
-}  // namespace tessera::cpu::special_math
+}  // namespace tessera::special_math

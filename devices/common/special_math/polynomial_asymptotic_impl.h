@@ -18,27 +18,28 @@
 //   (s + 1) A_(s+1) = s A_(s-1) - 2 kappa A_(s-2); for x < 0 (-1)^s I_s
 //   replaces J_s. Its terms grow like e^E before they fall, E = (0.44
 //   sqrt(x) kappa^(-1/6))^3, and cancel: used where E <= 6 (x below ~17
-//   kappa^(1/3), every x short of PyTorch's overflow once n > 2^20). Where PyTorch's recurrence would overflow on the way these
-//   return NaN as it does (it overflows in k P_(k-1) or the fma's result
-//   (k + 1) P_(k+1) first, i.e. once n |P_n| or n |L_n| passes the largest
-//   double).
+//   kappa^(1/3), every x short of PyTorch's overflow once n > 2^20). Where
+//   PyTorch's recurrence would overflow on the way these return NaN as it
+//   does (it overflows in k P_(k-1) or the fma's result (k + 1) P_(k+1)
+//   first, i.e. once n |P_n| or n |L_n| passes the largest double).
+//
+// Included by special_math.h.
+#pragma once
+
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 
-#include "devices/cpu/kernels/special_math.h"
-#include "devices/cpu/kernels/special_math_internal.h"
-#include "devices/cpu/kernels/special_math_polynomial.h"
+#include "devices/common/special_math/internal.h"
 
-namespace tessera::cpu::special_math::detail {
-namespace {
+namespace tessera::special_math::detail {
 
-constexpr int kMaxBesselOrder = 160;
+inline constexpr int kMaxBesselOrder = 160;
 
 // log(Gamma(n + 1) / Gamma(n + 3/2)) for n >= 1, without the cancellation
 // of two lgamma values: with z = n + 1 and u = 1 / (2z) it is
 // -log(z) / 2 - log1pmx(u) / (2u) + S(z) - S(z + 1/2), S Stirling's remainder.
-double log_gamma_ratio(double n) {
+TESSERA_HOST_DEVICE inline double log_gamma_ratio(double n) {
   const double z = n + 1;
   const double u = 0.5 / z;
   return -0.5 * std::log(z) - log1pmx(u) / (2 * u) + stirling_remainder(z) -
@@ -52,26 +53,26 @@ struct DoubleDouble {
   double hi, lo;
 };
 
-DoubleDouble dd_sum(double a, double b) {
+TESSERA_HOST_DEVICE inline DoubleDouble dd_sum(double a, double b) {
   const double s = a + b;
   const double v = s - a;
   return {s, (a - (s - v)) + (b - v)};
 }
 
-DoubleDouble dd_add(DoubleDouble a, DoubleDouble b) {
+TESSERA_HOST_DEVICE inline DoubleDouble dd_add(DoubleDouble a, DoubleDouble b) {
   const DoubleDouble s = dd_sum(a.hi, b.hi);
   return dd_sum(s.hi, s.lo + a.lo + b.lo);
 }
 
-DoubleDouble dd_mul(DoubleDouble a, DoubleDouble b) {
+TESSERA_HOST_DEVICE inline DoubleDouble dd_mul(DoubleDouble a, DoubleDouble b) {
   const double p = a.hi * b.hi;
   const double e = std::fma(a.hi, b.hi, -p) + (a.hi * b.lo + a.lo * b.hi);
   return dd_sum(p, e);
 }
 
-DoubleDouble dd_neg(DoubleDouble a) { return {-a.hi, -a.lo}; }
+TESSERA_HOST_DEVICE inline DoubleDouble dd_neg(DoubleDouble a) { return {-a.hi, -a.lo}; }
 
-DoubleDouble dd_sqrt(DoubleDouble a) {  // one Newton step from sqrt(hi)
+TESSERA_HOST_DEVICE inline DoubleDouble dd_sqrt(DoubleDouble a) {  // one Newton step from sqrt(hi)
   const double r = std::sqrt(a.hi);
   const DoubleDouble square = dd_mul({r, 0}, {r, 0});
   const DoubleDouble residual = dd_add(a, dd_neg(square));
@@ -82,7 +83,7 @@ struct ComplexDD {
   DoubleDouble re, im;
 };
 
-ComplexDD cdd_mul(const ComplexDD& a, const ComplexDD& b) {
+TESSERA_HOST_DEVICE inline ComplexDD cdd_mul(const ComplexDD& a, const ComplexDD& b) {
   return {dd_add(dd_mul(a.re, b.re), dd_neg(dd_mul(a.im, b.im))),
           dd_add(dd_mul(a.re, b.im), dd_mul(a.im, b.re))};
 }
@@ -90,7 +91,7 @@ ComplexDD cdd_mul(const ComplexDD& a, const ComplexDD& b) {
 // exp(i ((n + 1/2) theta - pi/4)) for x = cos(theta) in [0, 1): powers of
 // z = x + i sqrt(1 - x^2) in double-double, times z^(1/2) = cos(theta/2) +
 // i sin(theta/2) and exp(-i pi/4). The result is right to a few ulp.
-void stieltjes_phase(double x, uint64_t n, double& c, double& s) {
+TESSERA_HOST_DEVICE inline void stieltjes_phase(double x, uint64_t n, double& c, double& s) {
   const DoubleDouble one_minus = dd_sum(1.0, -x), one_plus = dd_sum(1.0, x);
   const ComplexDD z = {{x, 0}, dd_sqrt(dd_mul(one_minus, one_plus))};
   ComplexDD power = {{1, 0}, {0, 0}}, base = z;
@@ -111,7 +112,7 @@ void stieltjes_phase(double x, uint64_t n, double& c, double& s) {
 // Stieltjes' series for x = cos(theta) in [0, 1), n sin(theta) >= 40. The
 // phases alpha_m = alpha_0 + m (theta - pi/2) come from alpha_0's by
 // rotations by e^(i(theta - pi/2)) = sin(theta) - i x.
-double legendre_stieltjes(double x, double theta, uint64_t degree) {
+TESSERA_HOST_DEVICE inline double legendre_stieltjes(double x, double theta, uint64_t degree) {
   const double n = static_cast<double>(degree);
   const double sin_theta = std::sin(theta);
   const double two_sin = 2 * sin_theta;
@@ -132,13 +133,12 @@ double legendre_stieltjes(double x, double theta, uint64_t degree) {
 }
 
 // theta cot theta - 1 and xi coth xi - 1 for |t| <= 0.01 (series in t^2).
-double t_cot_t_minus_1(double t2, double sign) {  // sign -1: cot, +1: coth
+// sign -1: cot, +1: coth.
+TESSERA_HOST_DEVICE inline double t_cot_t_minus_1(double t2, double sign) {
   return sign * t2 / 3 * (1 + sign * t2 / 15 * (1 + sign * 2 * t2 / 21));
 }
 
-}  // namespace
-
-double legendre_large_degree(double x, int64_t degree) {
+TESSERA_HOST_DEVICE inline double legendre_large_degree(double x, int64_t degree) {
   const double n = static_cast<double>(degree);
   const double nu = n + 0.5;
   const double sign = x < 0 && degree % 2 == 1 ? -1.0 : 1.0;
@@ -164,12 +164,10 @@ double legendre_large_degree(double x, int64_t degree) {
   return sign * ratio * (bessel_j0(z) + correction * bessel_j1(z));
 }
 
-namespace {
-
 // J_s(z) for s = 0..count-1 into out: forward recurrence from J0, J1 where
 // z > count (stable there), else Miller's backward recurrence normalized by
 // J0 + 2 (J2 + J4 + ...) = 1.
-void bessel_j_sequence(double z, int count, double* out) {
+TESSERA_HOST_DEVICE inline void bessel_j_sequence(double z, int count, double* out) {
   if (z <= 2) {  // the power series, without cancellation this close to 0
     double lead = 1;  // (z/2)^s / s!
     for (int s = 0; s < count; ++s) {
@@ -210,7 +208,7 @@ void bessel_j_sequence(double z, int count, double* out) {
 
 // e^-y I_s(y) for s = 0..count-1 by Miller's backward recurrence normalized
 // by I0 + 2 (I1 + I2 + ...) = e^y.
-void scaled_bessel_i_sequence(double y, int count, double* out) {
+TESSERA_HOST_DEVICE inline void scaled_bessel_i_sequence(double y, int count, double* out) {
   if (y <= 2) {  // the power series (positive terms), times e^-y
     double lead = std::exp(-y);  // e^-y (y/2)^s / s!
     for (int s = 0; s < count; ++s) {
@@ -243,14 +241,12 @@ void scaled_bessel_i_sequence(double y, int count, double* out) {
   for (int i = 0; i < count; ++i) out[i] /= norm;
 }
 
-}  // namespace
-
-bool laguerre_expansion_applies(double x, int64_t degree) {
+TESSERA_HOST_DEVICE inline bool laguerre_expansion_applies(double x, int64_t degree) {
   if (degree > (int64_t{1} << 20)) return true;
   return x <= 17 * std::cbrt(static_cast<double>(degree) + 0.5);
 }
 
-double laguerre_large_degree(double x, int64_t degree) {
+TESSERA_HOST_DEVICE inline double laguerre_large_degree(double x, int64_t degree) {
   const double n = static_cast<double>(degree);
   const double kappa = n + 0.5;
   const double u = std::fabs(x);
@@ -296,4 +292,4 @@ double laguerre_large_degree(double x, int64_t degree) {
   return v;
 }
 
-}  // namespace tessera::cpu::special_math::detail
+}  // namespace tessera::special_math::detail

@@ -1,15 +1,17 @@
 // The gamma function family: lgamma, digamma, polygamma and the Hurwitz
 // zeta function it is built on, plus helpers shared with the incomplete
-// gamma functions.
+// gamma functions. Included by special_math.h.
+#pragma once
+
 #include <cmath>
+#include <cstdint>
 
-#include "devices/cpu/kernels/special_math.h"
-#include "devices/cpu/kernels/special_math_internal.h"
+#include "devices/common/special_math/internal.h"
 
-namespace tessera::cpu::special_math {
+namespace tessera::special_math {
 namespace detail {
 
-double log1pmx(double t) {
+TESSERA_HOST_DEVICE inline double log1pmx(double t) {
   if (std::fabs(t) > 0.5) return std::log1p(t) - t;
   const double u = t / (2 + t);
   const double u2 = u * u;
@@ -19,7 +21,7 @@ double log1pmx(double t) {
   return u2 * u * series - u * t;
 }
 
-double stirling_remainder(double a) {
+TESSERA_HOST_DEVICE inline double stirling_remainder(double a) {
   // sum_k B_2k / (2k (2k - 1) a^(2k-1)); 9 terms reach 1e-17 at a = 8.
   static constexpr double kCoefficients[] = {
       1.0 / 12,          -1.0 / 360,         1.0 / 1260,        -1.0 / 1680,
@@ -30,15 +32,9 @@ double stirling_remainder(double a) {
   return r * polynomial(kCoefficients, r * r);
 }
 
-}  // namespace detail
-
-namespace {
-
-using namespace detail;
-
 // digamma for x > 0: the recurrence psi(x) = psi(x + 1) - 1/x up to x >= 10,
 // then the asymptotic series psi(x) = log x - 1/(2x) - sum B_2k / (2k x^2k).
-double digamma_positive(double x) {
+TESSERA_HOST_DEVICE inline double digamma_positive(double x) {
   double shift = 0;
   while (x < 10) {
     shift -= 1 / x;
@@ -58,7 +54,7 @@ double digamma_positive(double x) {
 // relative accuracy; keeping it keeps results equal to PyTorch's. At
 // negative integers sin(pi x) is not 0 in floating point, so the result is
 // large and finite there (also as PyTorch).
-double trigamma(double x) {
+TESSERA_HOST_DEVICE inline double trigamma(double x) {
   double sign = 1, result = 0;
   if (x < 0.5) {
     sign = -1;
@@ -75,15 +71,6 @@ double trigamma(double x) {
   return sign * result;
 }
 
-// B_2j / (2j)! for j = 1..13: the Euler-Maclaurin correction coefficients.
-constexpr double kBernoulliOverFactorial[] = {
-    8.3333333333333333e-02,  -1.3888888888888889e-03, 3.3068783068783069e-05,
-    -8.2671957671957672e-07, 2.0876756987868099e-08,  -5.2841901386874932e-10,
-    1.3382536530684679e-11,  -3.3896802963225829e-13, 8.5860620562778446e-15,
-    -2.1748686985580619e-16, 5.5090028283602295e-18,  -1.3954464685812523e-19,
-    3.5347070396294675e-21,
-};
-
 // zeta(s, q) for finite s > 1 and finite q > 0 by Euler-Maclaurin summation:
 // the terms k < N directly, then the tail sum_{k >= N} (q + k)^-s as
 // w^(1-s) / (s-1) + w^-s / 2 + sum_j B_2j / (2j)! (s)_(2j-1) w^(-s-2j+1) with
@@ -91,8 +78,16 @@ constexpr double kBernoulliOverFactorial[] = {
 // shrink fast enough for 13 of them to reach full precision. When s is
 // large the direct sum converges first (its terms fall like
 // (q / (q + k))^s), so N stays below ~60.
-double zeta_positive(double s, double q) {
-  const double w_min = std::fmax(10, s + 10);
+TESSERA_HOST_DEVICE inline double zeta_positive(double s, double q) {
+  // B_2j / (2j)! for j = 1..13: the Euler-Maclaurin correction coefficients.
+  static constexpr double kBernoulliOverFactorial[] = {
+      8.3333333333333333e-02,  -1.3888888888888889e-03, 3.3068783068783069e-05,
+      -8.2671957671957672e-07, 2.0876756987868099e-08,  -5.2841901386874932e-10,
+      1.3382536530684679e-11,  -3.3896802963225829e-13, 8.5860620562778446e-15,
+      -2.1748686985580619e-16, 5.5090028283602295e-18,  -1.3954464685812523e-19,
+      3.5347070396294675e-21,
+  };
+  const double w_min = std::fmax(10.0, s + 10);
   double sum = 0, w = q;
   while (w < w_min) {
     const double term = std::pow(w, -s);
@@ -120,12 +115,12 @@ double zeta_positive(double s, double q) {
 // rounded only where it is near 1 and zeta(s, .) changes slowly. PyTorch
 // sums the K terms one by one (K steps, with cancellation between the
 // terms around each pole that makes its result meaningless for larger s).
-double zeta_negative_q(double s, double q) {
+TESSERA_HOST_DEVICE inline double zeta_negative_q(double s, double q) {
   if (std::isinf(s)) return kInf;  // the term nearest 0 is +inf
   const double k_minus_1 = std::floor(-q);
   const double u = -(q + k_minus_1);
   const double f = 1 - u;
-  const double sign = std::fmod(s, 2) == 0 ? 1 : -1;
+  const double sign = std::fmod(s, 2.0) == 0 ? 1 : -1;
   // zeta(s, f) and zeta(s, u) first: for f == u == 1/2 they cancel exactly.
   return (zeta_positive(s, f) + sign * zeta_positive(s, u)) - sign * zeta_positive(s, 1 - q);
 }
@@ -133,57 +128,53 @@ double zeta_negative_q(double s, double q) {
 // Whether (s)(s+1)...(s+22) overflows: where every term of the sum
 // underflows, PyTorch's Euler-Maclaurin tail multiplies that product by 0
 // and returns NaN when it is inf (s above ~2.5e13), 0 otherwise.
-bool pochhammer_23_overflows(double s) {
+TESSERA_HOST_DEVICE inline bool pochhammer_23_overflows(double s) {
   double product = 1;
   for (int k = 0; k <= 22; ++k) product *= s + k;
   return std::isinf(product);
 }
 
-}  // namespace
+}  // namespace detail
 
-double lgamma(double x) {
-  int sign;
-  return ::lgamma_r(x, &sign);
-}
+TESSERA_HOST_DEVICE inline double lgamma(double x) { return detail::log_abs_gamma(x); }
 
-double digamma(double x) {
+TESSERA_HOST_DEVICE inline double digamma(double x) {
   if (std::isnan(x)) return x;
-  if (x == 0) return std::copysign(kInf, -x);  // -inf at +0, +inf at -0
+  if (x == 0) return std::copysign(detail::kInf, -x);  // -inf at +0, +inf at -0
   if (x < 0) {
-    if (x == std::trunc(x)) return kNaN;  // poles, and -inf
+    if (x == std::trunc(x)) return detail::kNaN;  // poles, and -inf
     // psi(x) = psi(1 - x) - pi / tan(pi x), with tan taken of the exact
     // fractional part of x (its period is 1).
     const double fraction = x - std::trunc(x);
-    return digamma_positive(1 - x) - kPi / std::tan(kPi * fraction);
+    return detail::digamma_positive(1 - x) - detail::kPi / std::tan(detail::kPi * fraction);
   }
-  return digamma_positive(x);
+  return detail::digamma_positive(x);
 }
 
-double polygamma(int64_t n, double x) {
-  if (n < 0) return kNaN;
+TESSERA_HOST_DEVICE inline double polygamma(int64_t n, double x) {
+  if (n < 0) return detail::kNaN;
   if (n == 0) return digamma(x);
-  if (n == 1) return trigamma(x);
+  if (n == 1) return detail::trigamma(x);
   // (-1)^(n+1) n! zeta(n + 1, x), n! as exp(lgamma(n + 1)) like PyTorch: it
   // overflows to inf from n = 171 on, and inf * 0 is NaN.
-  int sign;
   const double order = static_cast<double>(n);
-  const double factorial = std::exp(::lgamma_r(order + 1, &sign));
+  const double factorial = std::exp(detail::log_abs_gamma(order + 1));
   return (n % 2 == 1 ? 1.0 : -1.0) * factorial * zeta(order + 1, x);
 }
 
-double zeta(double s, double q) {
-  if (s == 1) return kInf;
-  if (s < 1) return kNaN;
+TESSERA_HOST_DEVICE inline double zeta(double s, double q) {
+  if (s == 1) return detail::kInf;
+  if (s < 1) return detail::kNaN;
   if (q <= 0) {
-    if (q == std::floor(q)) return kInf;  // a pole (or -inf), even for NaN s
-    if (s != std::floor(s)) return kNaN;  // q^-s undefined (also NaN s)
-    return zeta_negative_q(s, q);
+    if (q == std::floor(q)) return detail::kInf;  // a pole (or -inf), even for NaN s
+    if (s != std::floor(s)) return detail::kNaN;  // q^-s undefined (also NaN s)
+    return detail::zeta_negative_q(s, q);
   }
-  if (std::isnan(s) || std::isnan(q)) return kNaN;
-  if (std::isinf(q)) return kNaN;  // PyTorch: its tail computes inf * 0
-  if (std::isinf(s)) return q < 1 ? kInf : (q == 1 ? 1.0 : kNaN);
-  if (q > 1 && std::pow(q, -s) == 0) return pochhammer_23_overflows(s) ? kNaN : 0.0;
-  return zeta_positive(s, q);
+  if (std::isnan(s) || std::isnan(q)) return detail::kNaN;
+  if (std::isinf(q)) return detail::kNaN;  // PyTorch: its tail computes inf * 0
+  if (std::isinf(s)) return q < 1 ? detail::kInf : (q == 1 ? 1.0 : detail::kNaN);
+  if (q > 1 && std::pow(q, -s) == 0) return detail::pochhammer_23_overflows(s) ? detail::kNaN : 0.0;
+  return detail::zeta_positive(s, q);
 }
 
-}  // namespace tessera::cpu::special_math
+}  // namespace tessera::special_math
