@@ -436,7 +436,8 @@ std::vector<Result> gpu_op_benches() {
   }
   {  // Host<->device over pinned memory with non_blocking: the bus's bandwidth.
     const int64_t n = int64_t{1} << 24;  // 64 MiB
-    Tensor pinned = input({n}).pin_memory();
+    Tensor pinned = empty_pinned({n}, DType::kF32);
+    pinned.copy_(input({n}));
     Tensor on_device = empty({n}, TensorOptions(DType::kF32, bench_device()));
     out.push_back(run_bench("copy_h2d_pinned_64M", "dst.copy_(pinned, non_blocking)",
                             shape_str({n}), "GB/s", 4.0 * n, OpCall([&] {
