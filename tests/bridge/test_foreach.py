@@ -18,7 +18,8 @@ import pytest
 import torch
 import torch_tessera
 from torch.testing._internal.common_methods_invocations import (
-    foreach_binary_op_db, foreach_other_op_db, foreach_pointwise_op_db, foreach_unary_op_db)
+    foreach_binary_op_db, foreach_other_op_db, foreach_pointwise_op_db, foreach_reduce_op_db,
+    foreach_unary_op_db)
 
 from bridge_testing import assert_no_fallback, every_device
 from opinfo_testing import assert_same, describe, to_device
@@ -32,9 +33,10 @@ ROUTED = {"_foreach_add", "_foreach_sub", "_foreach_mul", "_foreach_div", "_fore
           "_foreach_tanh", "_foreach_acos", "_foreach_asin", "_foreach_atan", "_foreach_cos",
           "_foreach_cosh", "_foreach_log10", "_foreach_log2", "_foreach_tan", "_foreach_sin",
           "_foreach_sinh", "_foreach_ceil", "_foreach_erf", "_foreach_expm1",
-          "_foreach_floor", "_foreach_log1p", "_foreach_round", "_foreach_trunc"}
+          "_foreach_floor", "_foreach_log1p", "_foreach_round", "_foreach_trunc",
+          "_foreach_norm", "_foreach_zero"}
 OPS = [op for op in foreach_unary_op_db + foreach_binary_op_db + foreach_pointwise_op_db
-       + foreach_other_op_db if op.name in ROUTED]
+       + foreach_other_op_db + foreach_reduce_op_db if op.name in ROUTED]
 DTYPES = [torch.float32, torch.float64, torch.bfloat16]
 SAMPLES = 6  # per op and dtype: every operand form the db generates comes early
 
@@ -73,6 +75,7 @@ def test_matches_cpu(device, op, dtype):
         actual = op.op(*to_device(args, device), **to_device(kwargs, device))
         assert_no_fallback()
         assert_same(actual, expected, describe(sample), **tolerances(dtype))
+        compared += 1
         if op.inplace_variant is None:
             continue
         cpu_args, dev_args = clone_tree(args), to_device(clone_tree(args), device)
@@ -82,7 +85,6 @@ def test_matches_cpu(device, op, dtype):
             continue  # e.g. an in-place op whose result would change dtype
         op.inplace_variant(*dev_args, **to_device(kwargs, device))
         assert_same(dev_args[0], cpu_args[0], "in place: " + describe(sample), **tolerances(dtype))
-        compared += 1
     assert compared > 0
 
 
@@ -105,6 +107,32 @@ def test_plain_lists_take_the_multi_tensor_route(device):
                                 torch._foreach_lerp_(a, b, 0.3), torch._foreach_sqrt(b)))
     per_tensor = {"aten::add_", "aten::mul_", "aten::addcdiv_", "aten::lerp_", "aten::sqrt"}
     assert not calls & per_tensor, calls & per_tensor
+
+
+@every_device
+def test_norm_zero_and_copy_take_the_multi_tensor_route(device):
+    grads, src = params(device), params(device, dtype=torch.float64)
+    cpu_grads, cpu_src = [g.cpu() for g in grads], [s.cpu() for s in src]
+    calls = aten_calls(lambda: (torch._foreach_norm(grads, 2.0), torch._foreach_norm(grads, 1.0),
+                                torch._foreach_copy_(grads, src)))
+    assert not calls & {"aten::linalg_vector_norm", "aten::copy_"}, calls
+    torch._foreach_copy_(cpu_grads, cpu_src)
+    assert_same(grads, cpu_grads, "_foreach_copy_ with a cast")
+    for order in (2.0, 1.0, float("inf"), 3.0):
+        assert_same(torch._foreach_norm(grads, order), torch._foreach_norm(cpu_grads, order),
+                    f"_foreach_norm {order}", rtol=1e-5, atol=1e-5)
+    assert_same(torch._foreach_norm(grads, 2.0, dtype=torch.float64),
+                torch._foreach_norm(cpu_grads, 2.0, dtype=torch.float64), "norm into float64")
+    assert "aten::zero_" not in aten_calls(lambda: torch._foreach_zero_(grads))
+    assert all(g.abs().sum().item() == 0 for g in grads)
+    # Lists the route refuses (integers; a host source) give aten's results.
+    ints = [torch.arange(6) + i for i in range(3)]
+    ints_dev = to_device(ints, device)
+    torch._foreach_zero_(ints_dev)
+    assert all(t.sum().item() == 0 for t in ints_dev)
+    host = [torch.randn(3 + i, 4) for i in range(5)]
+    torch._foreach_copy_(grads, host)
+    assert_same(grads, host, "_foreach_copy_ from the host")
 
 
 @every_device
