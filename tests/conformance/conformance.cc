@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -234,7 +235,10 @@ void for_each_line(const Shape& sizes, int64_t dim, std::vector<double>& v,
 // How much of the suite a device ran with its own kernels: per op and
 // dtype, whether any sample needed the host (a CPU fallback or a kernel's
 // host staging). Printed once at exit, one line per device that ran
-// cases, so a backend's coverage is a number in every test log.
+// cases, so a backend's coverage is a number in every test log. With
+// TESSERA_CONFORMANCE_REPORT=FILE, every op x dtype is also written to FILE
+// as JSON (native, host or failing, and the host kernels): what
+// `./dev device-report` tabulates.
 class NativeCoverage {
  public:
   static NativeCoverage& instance() {
@@ -242,9 +246,14 @@ class NativeCoverage {
     return coverage;
   }
   void record(const std::string& device, const std::string& op, DType dtype,
-              const std::map<std::string, int64_t>& host_ops) {
+              const std::map<std::string, int64_t>& host_ops, bool failed) {
     Entry& e = entries_[device];
     ++e.combinations;
+    std::string kernels;
+    for (const auto& [name, count] : host_ops) kernels += (kernels.empty() ? "" : ",") + name;
+    e.all.push_back(Combination{op, std::string(dtype_name(dtype)),
+                                failed ? "failing" : host_ops.empty() ? "native" : "host",
+                                kernels});
     if (host_ops.empty()) return;
     std::string staged = op + " " + std::string(dtype_name(dtype)) + " (";
     bool first = true;
@@ -255,6 +264,7 @@ class NativeCoverage {
     e.staged.push_back(staged + ")");
   }
   ~NativeCoverage() {
+    write_report();
     for (const auto& [device, e] : entries_) {
       std::printf("conformance native coverage on %s: %lld of %lld op x dtype combinations "
                   "ran without the host\n",
@@ -268,10 +278,49 @@ class NativeCoverage {
   }
 
  private:
+  struct Combination {
+    std::string op, dtype, status, kernels;
+  };
   struct Entry {
     int64_t combinations = 0;
     std::vector<std::string> staged;
+    std::vector<Combination> all;
   };
+
+  static std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (const char ch : s) {
+      if (ch == '"' || ch == '\\') out += '\\';
+      out += ch;
+    }
+    return out + "\"";
+  }
+
+  void write_report() const {
+    const char* path = std::getenv("TESSERA_CONFORMANCE_REPORT");
+    if (path == nullptr || path[0] == '\0') return;
+    std::FILE* f = std::fopen(path, "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "conformance: cannot write TESSERA_CONFORMANCE_REPORT=%s\n", path);
+      return;
+    }
+    std::fprintf(f, "{\"devices\": {");
+    bool first_device = true;
+    for (const auto& [device, e] : entries_) {
+      std::fprintf(f, "%s%s: [", first_device ? "" : ", ", json_string(device).c_str());
+      first_device = false;
+      for (size_t i = 0; i < e.all.size(); ++i) {
+        const Combination& c = e.all[i];
+        std::fprintf(f, "%s{\"op\": %s, \"dtype\": %s, \"status\": %s, \"host_kernels\": %s}",
+                     i ? ", " : "", json_string(c.op).c_str(), json_string(c.dtype).c_str(),
+                     json_string(c.status).c_str(), json_string(c.kernels).c_str());
+      }
+      std::fprintf(f, "]");
+    }
+    std::fprintf(f, "}}\n");
+    std::fclose(f);
+  }
+
   std::map<std::string, Entry> entries_;
 };
 
@@ -292,6 +341,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
   int64_t checked = 0;
   for (DType dtype : c.dtypes) {
     std::map<std::string, int64_t> host_ops;
+    bool failed = false;  // any sample of this dtype (for the report)
     for (const Sample& sample : c.samples(dtype)) {
       std::string where = op + " " + std::string(dtype_name(dtype)) + " " + sample.description +
                           " on " + device.to_string();
@@ -303,6 +353,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
       try {
         outs = c.run(dev_inputs, sample);
       } catch (const std::exception& e) {
+        failed = true;
         FAIL_CHECK("threw: " << e.what());
         continue;
       }
@@ -310,6 +361,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
         host_ops[name] += count;
       }
       std::vector<Expected> expected = c.reference(sample);
+      failed = failed || outs.size() != expected.size();
       REQUIRE(outs.size() == expected.size());
       for (size_t k = 0; k < outs.size(); ++k) {
         const Tensor& got = outs[k];
@@ -319,7 +371,10 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
         CHECK(got.device() == device);
         CHECK(got.dtype() == want.dtype);
         CHECK(got.sizes() == want.sizes);
-        if (got.sizes() != want.sizes || got.dtype() != want.dtype) continue;
+        if (got.device() != device || got.sizes() != want.sizes || got.dtype() != want.dtype) {
+          failed = true;
+          continue;
+        }
         std::vector<double> values = values_of(got);
         Tolerance tol = c.tolerance ? c.tolerance(dtype, sample) : default_tolerance(want.dtype);
         size_t bad = values.size();
@@ -330,6 +385,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
           }
         }
         if (bad != values.size()) {
+          failed = true;
           FAIL_CHECK("mismatch at flat index " << bad << ": got " << values[bad] << ", want "
                                                << want.values[bad] << " (rtol " << tol.rtol
                                                << ", atol " << tol.atol << ")\n  got  "
@@ -339,7 +395,7 @@ void run_op_case(const std::string& device_type, const std::string& op, const Op
         ++checked;
       }
     }
-    NativeCoverage::instance().record(device.to_string(), op, dtype, host_ops);
+    NativeCoverage::instance().record(device.to_string(), op, dtype, host_ops, failed);
   }
   CHECK(checked > 0);
   std::printf("conformance: %s on %s: %lld outputs checked\n", op.c_str(),
