@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "runtime/device/device_listing.h"
 #include "runtime/device/device_registry.h"
 
 namespace torch_tessera {
@@ -13,12 +14,15 @@ namespace {
 
 // Hardware accelerators first (tessera:0 is the GPU where there is one),
 // then the host device, then devices emulated on the host's CPU
-// (lavapipe): those are slower than the host device itself.
+// (lavapipe): those are slower than the host device itself. Device types
+// made for developing Tessera (the template device) are left out; naming
+// them in TESSERA_VISIBLE_DEVICES uses them.
 std::vector<tessera::Device> default_order() {
   auto& registry = tessera::DeviceRegistry::instance();
   std::vector<tessera::Device> accelerators, hosts, software;
   const tessera::Device host = tessera::host_device();
   for (const tessera::Device& d : registry.all_devices()) {
+    if (!tessera::listed_by_default(registry.name(d.type))) continue;
     if (d.type == host.type) {
       hosts.push_back(d);
     } else if (registry.get(d.type).properties(d.index).software) {
