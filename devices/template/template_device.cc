@@ -163,8 +163,9 @@ void link() {}
 
 TESSERA_REGISTER_DEVICE(std::make_unique<tessera::template_device::TemplateDevice>());
 
-// This device is for developing Tessera, not for running models: the
-// bridge lists it only when asked (TESSERA_VISIBLE_DEVICES=template). A
-// device of your own made from this one drops these lines.
+// Kept off the bridge's default device list: the bridge uses this device
+// only where TESSERA_VISIBLE_DEVICES names it. A device made from this one
+// (./dev new-device) deletes these lines once it passes the bridge's tests
+// (tests/bridge/), which then run on it too.
 static const bool tessera_template_unlisted =
     (tessera::set_listed_by_default(tessera::template_device::kDeviceTypeName, false), true);

@@ -8,10 +8,51 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "runtime/core/checked_math.h"
+#include "runtime/device/device_registry.h"
 
 namespace tessera::conformance {
+
+const std::vector<std::string>& known_device_types() {
+  static const std::vector<std::string> types = {"cpu", "vulkan", "cuda", "template"};
+  return types;
+}
+
+namespace {
+
+// One op's cases on one device type, as a Catch test case.
+class DeviceCaseInvoker final : public Catch::ITestInvoker {
+ public:
+  DeviceCaseInvoker(std::string type, std::string op, DeviceCaseFn run)
+      : type_(std::move(type)), op_(std::move(op)), run_(run) {}
+
+  void invoke() const override {
+    DeviceInterface* iface = DeviceRegistry::instance().find(type_);
+    if (iface == nullptr || iface->device_count() == 0) {
+      TESSERA_SKIP("no " + type_ + " device on this machine");
+    }
+    run_(type_, op_);
+  }
+
+ private:
+  std::string type_, op_;
+  DeviceCaseFn run_;
+};
+
+}  // namespace
+
+bool register_device_cases(const char* op, const char* kind, DeviceCaseFn run, const char* file,
+                           int line) {
+  for (const std::string& type : known_device_types()) {
+    const std::string name = type + ": " + op + kind;  // Catch copies it
+    Catch::AutoReg(new DeviceCaseInvoker(type, op, run), Catch::SourceLineInfo(file, line),
+                   Catch::StringRef(), Catch::NameAndTags(Catch::StringRef(name)));
+  }
+  return true;
+}
 
 namespace {
 

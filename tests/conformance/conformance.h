@@ -23,11 +23,10 @@
 
 namespace tessera::conformance {
 
-// The device types the suite knows; each op gets a test case per type.
-inline const std::vector<std::string>& known_device_types() {
-  static const std::vector<std::string> types = {"cpu", "vulkan", "cuda", "template"};
-  return types;
-}
+// The device types the suite knows; each op gets a test case per type. The
+// list is in conformance.cc, so a new device type (./dev new-device)
+// recompiles that file alone.
+const std::vector<std::string>& known_device_types();
 
 // Values an op must produce: sizes, dtype and row-major values in double.
 struct Expected {
@@ -145,22 +144,28 @@ const std::vector<DType>& integral_and_bool_dtypes();
 #define TESSERA_CONF_CAT2(a, b) a##b
 #define TESSERA_CONF_CAT(a, b) TESSERA_CONF_CAT2(a, b)
 
-#define TESSERA_CONF_DEVICE_CASE(kind, index, op, fn, runner)                        \
-  TEST_CASE(::tessera::conformance::known_device_types()[index] + ": " op kind) {     \
-    const std::string& type = ::tessera::conformance::known_device_types()[index];   \
-    if (!::tessera::DeviceRegistry::instance().find(type) ||                         \
-        ::tessera::DeviceRegistry::instance().find(type)->device_count() == 0) {     \
-      TESSERA_SKIP("no " + type + " device on this machine");                        \
-    }                                                                                \
-    ::tessera::conformance::runner(type, op, fn());                                  \
-  }
+namespace tessera::conformance {
 
-#define TESSERA_CONF_DEFINE(kind, op, ret, runner, fn)          \
-  static ret fn();                                              \
-  TESSERA_CONF_DEVICE_CASE(kind, 0, op, fn, runner)             \
-  TESSERA_CONF_DEVICE_CASE(kind, 1, op, fn, runner)             \
-  TESSERA_CONF_DEVICE_CASE(kind, 2, op, fn, runner)             \
-  TESSERA_CONF_DEVICE_CASE(kind, 3, op, fn, runner)             \
+// Runs one op's cases on one device type.
+using DeviceCaseFn = void (*)(const std::string& device_type, const std::string& op);
+
+// Registers the Catch test case "<type>: <op><kind>" for every known device
+// type; each runs `run` on its type, or is skipped where the type has no
+// device. For the macros below (a static initializer): returns true.
+bool register_device_cases(const char* op, const char* kind, DeviceCaseFn run, const char* file,
+                           int line);
+
+}  // namespace tessera::conformance
+
+#define TESSERA_CONF_DEFINE(kind, op, ret, runner, fn)                                \
+  static ret fn();                                                                     \
+  static const bool TESSERA_CONF_CAT(fn, _registered) =                                \
+      ::tessera::conformance::register_device_cases(                                   \
+          op, kind,                                                                    \
+          [](const std::string& type, const std::string& name) {                       \
+            ::tessera::conformance::runner(type, name, fn());                          \
+          },                                                                           \
+          __FILE__, __LINE__);                                                         \
   static ret fn()
 
 #define TESSERA_CONFORMANCE_OP(op)                                         \
