@@ -5,8 +5,8 @@ Runs, for the device type NAME (cpu, vulkan, cuda, template, or a new one):
   - the conformance suite on NAME:0, with TESSERA_CONFORMANCE_REPORT, which
     records every op x dtype as native (the device's own kernels), host (a
     CPU fallback or a kernel's host staging ran) or failing;
-  - the device's own test binary (tests/devices:NAME_device_test) if there
-    is one;
+  - the device's own tests (tests/devices:NAME_device*_test), through
+    Bazel, if there are any;
   - ops_bench's cpu suite on NAME:0 and on cpu:0, for each row's throughput
     against the CPU device (skipped with --no-bench, and for NAME = cpu).
 Prints a summary and a per-op table, and writes them to
@@ -72,12 +72,27 @@ def conformance(binary, device, cases, work):
     return ops, tests, failing_cases, result.returncode
 
 
-def device_tests(bin_dir, device):
-    binary = bin_dir / "tests" / "devices" / f"{device}_device_test"
-    if not binary.exists():
+def device_tests(device):
+    """The device's test targets in tests/devices/BUILD (NAME_device*_test),
+    run by Bazel so that each gets the arguments and environment its BUILD
+    gives it; their counts summed."""
+    build = ROOT / "tests" / "devices" / "BUILD"
+    if not build.exists():  # e.g. run from Bazel's runfiles
         return None
-    result = run([binary])
-    return counts(result.stdout + result.stderr) or {"error": f"exit {result.returncode}"}
+    names = re.findall(rf'name = "({re.escape(device)}_device\w*_test)"', build.read_text())
+    if not names:
+        return None
+    targets = [f"//tests/devices:{n}" for n in names]
+    result = run(["bazel", "test", "--curses=no", "--noshow_progress", *targets])
+    total = {"passed": 0, "failed": 0, "skipped": 0}
+    for name in names:
+        log = ROOT / "bazel-testlogs" / "tests" / "devices" / name / "test.log"
+        found = counts(log.read_text(errors="replace")) if log.exists() else None
+        if found is None:
+            return {"error": f"{name}: no test summary (bazel test exited {result.returncode})"}
+        for key in total:
+            total[key] += found[key]
+    return total
 
 
 def bench(bin_dir, device, work):
@@ -112,7 +127,7 @@ def markdown(device, ops, tests, failing_cases, own_tests, bench_rows):
     if failing_cases:
         lines.append("- failing conformance cases: " + ", ".join(failing_cases))
     if own_tests is None:
-        lines.append(f"- device tests: none (no //tests/devices:{device}_device_test)")
+        lines.append(f"- device tests: none (no //tests/devices:{device}_device*_test)")
     else:
         lines.append("- device tests: " + ", ".join(f"{v} {k}" for k, v in own_tests.items()))
     lines += ["", "## Ops", "", "| op | native | through the host (kernels) | failing |",
@@ -155,7 +170,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         ops, tests, failing_cases, rc = conformance(binary, device, args.cases, work)
-        own = device_tests(args.bin, device)
+        own = device_tests(device)
         rows = None if args.no_bench or device == "cpu" else bench(args.bin, device, work)
     text = markdown(device, ops, tests, failing_cases, own, rows)
     (out_dir / f"{device}.md").write_text(text)
