@@ -15,6 +15,7 @@
 
 #include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
+#include "bridge/csrc/ops/vector_norm.h"
 #include "runtime/ops/ops.h"
 
 namespace torch_tessera {
@@ -43,14 +44,11 @@ std::vector<at::Tensor> foreach_norm(at::TensorList self, const at::Scalar& ord,
                     (!dtype.has_value() || at::isFloatingType(*dtype));
   if (!fast) return at::native::foreach_tensor_norm_slow(self, ord, dtype);
   const OpScope scope(self[0]);
-  const double p = ord.toDouble();
   std::vector<at::Tensor> norms;
   norms.reserve(self.size());
   for (const at::Tensor& t : self) {
     norms.push_back(fresh([&] {
-      tessera::Tensor x = to_runtime(t, "_foreach_norm");
-      if (dtype.has_value()) x = x.to(to_runtime_dtype(*dtype, "_foreach_norm"));
-      return tessera::norm(x, p);
+      return vector_norm(t, ord, std::nullopt, /*keepdim=*/false, dtype, "_foreach_norm");
     }));
   }
   return norms;

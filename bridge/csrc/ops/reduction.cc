@@ -14,6 +14,7 @@
 
 #include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
+#include "bridge/csrc/ops/vector_norm.h"
 #include "runtime/ops/ops.h"
 
 namespace torch_tessera {
@@ -369,6 +370,8 @@ std::tuple<at::Tensor, at::Tensor> std_mean(const at::Tensor& self, at::Optional
   return spread_mean(true, self, dim, correction, keepdim);
 }
 
+}  // namespace
+
 // -- vector norms ----------------------------------------------------------------
 
 // The runtime's norm takes any order p (1, 2 and inf fused, the others
@@ -384,6 +387,8 @@ tessera::Tensor vector_norm(const at::Tensor& self, const c10::Scalar& ord,
   if (dtype.has_value()) t = t.to(to_runtime_dtype(*dtype, op));
   return tessera::norm(t, ord.toDouble(), dims, keepdim);
 }
+
+namespace {
 
 at::Tensor linalg_vector_norm(const at::Tensor& self, const c10::Scalar& ord,
                               at::OptionalIntArrayRef dim, bool keepdim,
