@@ -288,45 +288,45 @@ class NativeCoverage {
   }
   void record(const std::string& device, const std::string& op, DType dtype,
               const std::map<std::string, int64_t>& host_ops, bool failed) {
-    Entry& e = entries_[device];
-    ++e.combinations;
-    std::string kernels;
-    for (const auto& [name, count] : host_ops) kernels += (kernels.empty() ? "" : ",") + name;
-    e.all.push_back(Combination{op, std::string(dtype_name(dtype)),
-                                failed ? "failing" : host_ops.empty() ? "native" : "host",
-                                kernels});
-    if (host_ops.empty()) return;
-    std::string staged = op + " " + std::string(dtype_name(dtype)) + " (";
-    bool first = true;
-    for (const auto& [name, count] : host_ops) {
-      staged += (first ? "" : ", ") + name;
-      first = false;
-    }
-    e.staged.push_back(staged + ")");
+    Combination c{op, std::string(dtype_name(dtype)), failed, {}};
+    for (const auto& [name, count] : host_ops) c.host_kernels.push_back(name);
+    entries_[device].push_back(std::move(c));
   }
   ~NativeCoverage() {
     write_report();
-    for (const auto& [device, e] : entries_) {
+    for (const auto& [device, combinations] : entries_) {
+      std::vector<std::string> staged;
+      for (const Combination& c : combinations) {
+        if (c.host_kernels.empty()) continue;
+        staged.push_back(c.op + " " + c.dtype + " (" + joined(c.host_kernels, ", ") + ")");
+      }
       std::printf("conformance native coverage on %s: %lld of %lld op x dtype combinations "
                   "ran without the host\n",
-                  device.c_str(), static_cast<long long>(e.combinations - e.staged.size()),
-                  static_cast<long long>(e.combinations));
-      if (e.staged.empty() || device.rfind("cpu", 0) == 0) continue;
+                  device.c_str(), static_cast<long long>(combinations.size() - staged.size()),
+                  static_cast<long long>(combinations.size()));
+      if (staged.empty() || device.rfind("cpu", 0) == 0) continue;
       std::printf("  host-staged (op dtype (kernels)):");
-      for (const std::string& s : e.staged) std::printf(" %s;", s.c_str());
+      for (const std::string& line : staged) std::printf(" %s;", line.c_str());
       std::printf("\n");
     }
   }
 
  private:
   struct Combination {
-    std::string op, dtype, status, kernels;
+    std::string op, dtype;
+    bool failed;
+    std::vector<std::string> host_kernels;  // the kernels that took the host, by name
+
+    const char* status() const {
+      return failed ? "failing" : host_kernels.empty() ? "native" : "host";
+    }
   };
-  struct Entry {
-    int64_t combinations = 0;
-    std::vector<std::string> staged;
-    std::vector<Combination> all;
-  };
+
+  static std::string joined(const std::vector<std::string>& parts, const char* separator) {
+    std::string out;
+    for (const std::string& part : parts) out += (out.empty() ? "" : separator) + part;
+    return out;
+  }
 
   static std::string json_string(const std::string& s) {
     std::string out = "\"";
@@ -347,14 +347,15 @@ class NativeCoverage {
     }
     std::fprintf(f, "{\"devices\": {");
     bool first_device = true;
-    for (const auto& [device, e] : entries_) {
+    for (const auto& [device, combinations] : entries_) {
       std::fprintf(f, "%s%s: [", first_device ? "" : ", ", json_string(device).c_str());
       first_device = false;
-      for (size_t i = 0; i < e.all.size(); ++i) {
-        const Combination& c = e.all[i];
+      for (size_t i = 0; i < combinations.size(); ++i) {
+        const Combination& c = combinations[i];
         std::fprintf(f, "%s{\"op\": %s, \"dtype\": %s, \"status\": %s, \"host_kernels\": %s}",
                      i ? ", " : "", json_string(c.op).c_str(), json_string(c.dtype).c_str(),
-                     json_string(c.status).c_str(), json_string(c.kernels).c_str());
+                     json_string(c.status()).c_str(),
+                     json_string(joined(c.host_kernels, ",")).c_str());
       }
       std::fprintf(f, "]");
     }
@@ -362,7 +363,8 @@ class NativeCoverage {
     std::fclose(f);
   }
 
-  std::map<std::string, Entry> entries_;
+  // Every op x dtype each device ran, in order.
+  std::map<std::string, std::vector<Combination>> entries_;
 };
 
 // Fallback counts that grew between two snapshots.
