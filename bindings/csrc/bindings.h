@@ -22,6 +22,9 @@ using ReleaseGil = py::call_guard<py::gil_scoped_release>;
 
 using TensorClass = py::class_<tessera::Tensor>;
 
+// The tessera.<dtype> object of t (one object per dtype, for `is` tests).
+py::object dtype_object(tessera::DType t);
+
 // The Tensor class, once register_tensor_class has created it.
 TensorClass tensor_class(py::module_& m);
 
@@ -33,6 +36,7 @@ void register_runtime_state(py::module_& m);  // streams, events, memory, seeds,
 void register_interop(py::module_& m);        // NumPy, buffer protocol, DLPack
 void register_pointwise_ops(py::module_& m);
 void register_reduction_ops(py::module_& m);
+void register_special_ops(py::module_& m);  // tessera.special and the math beside it
 void register_linalg_ops(py::module_& m);
 void register_indexing_ops(py::module_& m);
 void register_foreach_optimizer_ops(py::module_& m);

@@ -32,7 +32,14 @@ py::dict properties_of(const Device& d) {
   return out;
 }
 
+py::object* dtype_objects() {
+  static py::object* objects = new py::object[tessera::kNumDTypes];  // never freed: module lifetime
+  return objects;
+}
+
 }  // namespace
+
+py::object dtype_object(tessera::DType t) { return dtype_objects()[static_cast<int>(t)]; }
 
 void register_dtypes_devices(py::module_& m) {
   py::enum_<DType> dtype(m, "dtype", "The element type of a tensor (tessera.float32, ...).");
@@ -57,14 +64,19 @@ void register_dtypes_devices(py::module_& m) {
     return py::make_tuple(py::module_::import("tessera").attr("_dtype_by_name"),
                           py::make_tuple(std::string(tessera::dtype_name(t))));
   });
-  for (const auto& [name, value] : names) m.attr(name) = py::cast(value);
+  // One object per dtype, so that `t.dtype is tessera.float32` holds as in
+  // PyTorch (dtype_object hands these out).
+  for (const auto& [name, value] : names) {
+    m.attr(name) = dtype.attr(name);
+    dtype_objects()[static_cast<int>(value)] = dtype.attr(name);
+  }
   // PyTorch's aliases.
-  m.attr("half") = py::cast(DType::kF16);
-  m.attr("float") = py::cast(DType::kF32);
-  m.attr("double") = py::cast(DType::kF64);
-  m.attr("short") = py::cast(DType::kI16);
-  m.attr("int") = py::cast(DType::kI32);
-  m.attr("long") = py::cast(DType::kI64);
+  m.attr("half") = m.attr("float16");
+  m.attr("float") = m.attr("float32");
+  m.attr("double") = m.attr("float64");
+  m.attr("short") = m.attr("int16");
+  m.attr("int") = m.attr("int32");
+  m.attr("long") = m.attr("int64");
   m.def("promote_types", &tessera::promote_types, "type1"_a, "type2"_a,
         "The dtype that both dtypes promote to, as torch.promote_types.");
 

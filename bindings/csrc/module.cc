@@ -48,6 +48,7 @@ PYBIND11_MODULE(_tessera, m) {
   register_interop(m);
   register_pointwise_ops(m);
   register_reduction_ops(m);
+  register_special_ops(m);
   register_linalg_ops(m);
   register_indexing_ops(m);
   register_foreach_optimizer_ops(m);

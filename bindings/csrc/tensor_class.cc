@@ -67,6 +67,19 @@ Tensor converted(const Tensor& t, Device device, DType dtype, bool non_blocking,
   return r;
 }
 
+// self itself when make() (run without the GIL) gives back the same
+// handle, else the new tensor.
+template <typename Make>
+py::object self_or_new(const py::object& self, Make&& make) {
+  const Tensor& t = self.cast<const Tensor&>();
+  Tensor r;
+  {
+    py::gil_scoped_release release;
+    r = make();
+  }
+  return r.is_same(t) ? self : py::cast(std::move(r));
+}
+
 Tensor flatten_dims(const Tensor& t, int64_t start, int64_t end) {
   if (t.dim() == 0) return t.reshape({1});
   start = tessera::wrap_dim(start, t.dim(), "flatten");
@@ -95,7 +108,7 @@ void register_tensor_class(py::module_& m) {
   // -- Attributes.
   cls.def_property_readonly("shape", [](const Tensor& t) { return t.sizes(); });
   cls.def_property_readonly("strides", [](const Tensor& t) { return t.strides(); });
-  cls.def_property_readonly("dtype", &Tensor::dtype);
+  cls.def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); });
   cls.def_property_readonly("device", &Tensor::device);
   cls.def_property_readonly("ndim", &Tensor::dim);
   cls.def_property_readonly("itemsize", &Tensor::itemsize);
@@ -155,22 +168,35 @@ void register_tensor_class(py::module_& m) {
   });
 
   // -- Conversions.
-  cls.def("to", [](const Tensor& t, DType dtype, bool non_blocking, bool copy) {
-    return converted(t, t.device(), dtype, non_blocking, copy);
-  }, "dtype"_a, "non_blocking"_a = false, "copy"_a = false, ReleaseGil());
-  cls.def("to", [](const Tensor& t, Device device, std::optional<DType> dtype, bool non_blocking,
+  // to() returns self itself when nothing changes (as PyTorch's does), so
+  // these take and give Python objects and release the GIL by hand.
+  cls.def("to", [](py::object self, DType dtype, bool non_blocking, bool copy) {
+    const Tensor& t = self.cast<const Tensor&>();
+    return self_or_new(self, [&] { return converted(t, t.device(), dtype, non_blocking, copy); });
+  }, "dtype"_a, "non_blocking"_a = false, "copy"_a = false);
+  cls.def("to", [](py::object self, Device device, std::optional<DType> dtype, bool non_blocking,
                    bool copy) {
-    return converted(t, device, dtype.value_or(t.dtype()), non_blocking, copy);
-  }, "device"_a, "dtype"_a = py::none(), "non_blocking"_a = false, "copy"_a = false,
-     ReleaseGil());
-  cls.def("to", [](const Tensor& t, const Tensor& other, bool non_blocking, bool copy) {
-    return converted(t, other.device(), other.dtype(), non_blocking, copy);
-  }, "other"_a, "non_blocking"_a = false, "copy"_a = false, ReleaseGil(),
+    const Tensor& t = self.cast<const Tensor&>();
+    return self_or_new(self, [&] {
+      return converted(t, device, dtype.value_or(t.dtype()), non_blocking, copy);
+    });
+  }, "device"_a, "dtype"_a = py::none(), "non_blocking"_a = false, "copy"_a = false);
+  cls.def("to", [](py::object self, const Tensor& other, bool non_blocking, bool copy) {
+    const Tensor& t = self.cast<const Tensor&>();
+    return self_or_new(self, [&] {
+      return converted(t, other.device(), other.dtype(), non_blocking, copy);
+    });
+  }, "other"_a, "non_blocking"_a = false, "copy"_a = false,
      "Converts to a device and/or dtype (or other's); returns self when nothing changes "
      "unless copy=True.");
-  cls.def("cpu", [](const Tensor& t) { return t.to(tessera::host_device()); }, ReleaseGil(),
-          "This tensor on the host device (self if already there).");
-  cls.def("contiguous", &Tensor::contiguous, ReleaseGil());
+  cls.def("cpu", [](py::object self) {
+    const Tensor& t = self.cast<const Tensor&>();
+    return self_or_new(self, [&] { return t.to(tessera::host_device()); });
+  }, "This tensor on the host device (self if already there).");
+  cls.def("contiguous", [](py::object self) {
+    const Tensor& t = self.cast<const Tensor&>();
+    return self_or_new(self, [&] { return t.contiguous(); });
+  }, "Self when contiguous, else a contiguous copy.");
   cls.def("clone", &Tensor::clone, ReleaseGil());
   cls.def("pin_memory", &Tensor::pin_memory, ReleaseGil());
   cls.def("copy_", &Tensor::copy_, "src"_a, "non_blocking"_a = false, ReleaseGil(),

@@ -16,6 +16,11 @@ from . import _tessera
 from ._tessera import *  # noqa: F401,F403
 from ._tessera import Tensor, device, dtype  # noqa: F401
 
+# PyTorch's underscore-named multi-tensor and fused optimizer ops
+# (tessera._foreach_add_, tessera._fused_adam_, ...), which `import *` skips.
+globals().update({name: value for name, value in vars(_tessera).items()
+                  if name.startswith(("_foreach_", "_fused_"))})
+
 __version__ = "0.1.0"
 
 
@@ -24,4 +29,55 @@ def _dtype_by_name(name: str) -> "dtype":
     return getattr(_tessera, name)
 
 
+def _numpy(self, *, force: bool = False):
+    """The tensor as a NumPy array sharing its memory (host devices only;
+    with force=True, a tensor elsewhere is copied to the host first)."""
+    import numpy
+
+    t = self.cpu() if force else self
+    return numpy.asarray(t)
+
+
+def _array(self, dtype=None, copy=None):
+    """NumPy's conversion hook: a view of host memory through the buffer
+    protocol; a tensor on a device the host cannot address raises (NumPy
+    would otherwise read it element by element)."""
+    import numpy
+
+    if not get_device_properties(self.device)["host_accessible"]:  # noqa: F405
+        raise TypeError(f"can't convert a tensor on {self.device} to a NumPy array; "
+                        "copy it to the host with .cpu() first")
+    array = numpy.asarray(memoryview(self))
+    if dtype is not None and array.dtype != dtype:
+        return array.astype(dtype)
+    return array.copy() if copy else array
+
+
+Tensor.numpy = _numpy
+Tensor.__array__ = _array
+Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
+
+
+class stream:
+    """Context manager: ``with tessera.stream(s):`` makes s the current stream
+    of its device for the block, then restores the previous one (None: no
+    change)."""
+
+    def __init__(self, s):
+        self.stream = s
+        self._previous = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self._previous = current_stream(self.stream.device)  # noqa: F405
+            set_stream(self.stream)  # noqa: F405
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            set_stream(self._previous)  # noqa: F405
+        return False
+
+
 from . import nn  # noqa: E402,F401
+from . import special  # noqa: E402,F401

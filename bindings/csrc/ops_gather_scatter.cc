@@ -1,0 +1,333 @@
+// Gathers and scatters (runtime/ops/indexing_ops.h) as tessera.<name> and
+// Tensor methods with PyTorch's names and keywords: index_select, gather,
+// scatter, scatter_add, index_put, masked_fill, masked_select,
+// masked_scatter, nonzero, argwhere, where(condition), take, and
+// index_add, index_copy, index_fill (composed here from index_put_ on the
+// indexed dim moved to the front). In-place forms end in `_` and return
+// self.
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "bindings/csrc/bindings.h"
+#include "bindings/csrc/results.h"
+#include "bindings/csrc/tensor_indexing.h"
+#include "runtime/core/error.h"
+#include "runtime/ops/indexing_checks.h"
+#include "runtime/ops/ops.h"
+
+namespace tessera_py {
+
+namespace {
+
+using tessera::DType;
+using tessera::Scalar;
+using tessera::Shape;
+using tessera::Tensor;
+using tessera::TensorOptions;
+using OptionalIndices = std::vector<std::optional<Tensor>>;
+
+// -- index_add, index_copy, index_fill: self's slices along dim at index
+// (1-d, int64 or int32, no negative values) updated from source's slices
+// in order.
+
+// index as int64 on self's device after checking it; d is dim wrapped.
+Tensor checked_index(const char* op, const Tensor& self, int64_t d, const Tensor& index) {
+  TESSERA_CHECK(index.dtype() == DType::kI64 || index.dtype() == DType::kI32, TypeError, op,
+                ": index must be an int64 or int32 tensor, got ", tessera::describe(index));
+  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": index must be a vector (at most 1-d), got ",
+                tessera::describe(index));
+  Tensor flat = index.reshape({-1}).to(self.device(), DType::kI64);
+  tessera::indexing::check_index_bounds(op, flat, self.dim() == 0 ? 1 : self.size(d), d,
+                                        /*allow_negative=*/false);
+  return flat;
+}
+
+// self (0-d as 1-d) with dim d first: index_put_ indexes the leading dim.
+Tensor dim_first(const Tensor& t, int64_t d) {
+  const Tensor v = t.dim() == 0 ? t.view({1}) : t;
+  return v.transpose(0, d);
+}
+
+Tensor& index_update_(const char* op, Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor& source, bool accumulate) {
+  const int64_t d = tessera::wrap_dim(dim, std::max<int64_t>(self.dim(), 1), op);
+  TESSERA_CHECK(source.dtype() == self.dtype(), TypeError, op, ": self ", tessera::describe(self),
+                " and source ", tessera::describe(source), " must have the same dtype");
+  const Tensor flat = checked_index(op, self, d, index);
+  const Shape self_sizes = self.dim() == 0 ? Shape{1} : self.sizes();
+  const Shape source_sizes = source.dim() == 0 ? Shape{1} : source.sizes();
+  bool fits = source_sizes.size() == self_sizes.size() && source_sizes[d] == flat.numel();
+  for (size_t k = 0; fits && k < self_sizes.size(); ++k) {
+    fits = static_cast<int64_t>(k) == d || source_sizes[k] == self_sizes[k];
+  }
+  TESSERA_CHECK(fits, ValueError, op, ": source ", tessera::describe(source),
+                " must have self's sizes ", tessera::shape_to_string(self.sizes()),
+                " except along dim ", d, ", where it needs one slice per index (",
+                flat.numel(), ")");
+  Tensor target = dim_first(self, d);
+  tessera::index_put_(target, {flat}, dim_first(source, d), accumulate);
+  return self;
+}
+
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                   Scalar alpha) {
+  const bool unit = alpha.is_floating() ? alpha.to<double>() == 1.0 : alpha.to<int64_t>() == 1;
+  const Tensor scaled = unit ? source : tessera::mul(source, alpha);
+  return index_update_("index_add_", self, dim, index, scaled, /*accumulate=*/true);
+}
+
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return index_update_("index_copy_", self, dim, index, source, /*accumulate=*/false);
+}
+
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
+  const char* op = "index_fill_";
+  const int64_t d = tessera::wrap_dim(dim, std::max<int64_t>(self.dim(), 1), op);
+  const Tensor flat = checked_index(op, self, d, index);
+  Tensor target = dim_first(self, d);
+  tessera::index_put_(target, {flat},
+                      tessera::full({}, value, TensorOptions(self.dtype(), self.device())));
+  return self;
+}
+
+Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  TESSERA_CHECK(value.dim() == 0, ValueError,
+                "index_fill_: only supports a 0-dimensional value tensor, got ",
+                tessera::describe(value));
+  return index_fill_(self, dim, index, value.item());
+}
+
+// -- take, nonzero as a tuple.
+
+// torch.take: input flattened, indexed by index (int64, negative from the
+// end); the result has index's shape.
+Tensor take(const Tensor& self, const Tensor& index) {
+  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError, "take: index must be an int64 tensor, got ",
+                tessera::describe(index));
+  const Tensor idx = index.to(self.device());
+  if (idx.numel() == 0) return tessera::empty(index.sizes(), TensorOptions(self.dtype(), self.device()));
+  tessera::indexing::check_index_bounds("take", idx, self.numel(), 0, /*allow_negative=*/true);
+  const Tensor wrapped = tessera::remainder(idx, Scalar(self.numel()));
+  return tessera::index_select(self.reshape({-1}), 0, wrapped.reshape({-1})).view(index.sizes());
+}
+
+// One 1-d tensor of indices per dim of t (a 0-d t counts as 1-d).
+std::vector<Tensor> nonzero_columns(const Tensor& t) {
+  const Tensor positions = tessera::nonzero(t.dim() == 0 ? t.view({1}) : t);
+  std::vector<Tensor> out;
+  for (int64_t k = 0; k < positions.size(1); ++k) out.push_back(positions.select(1, k).contiguous());
+  return out;
+}
+
+void register_gathers(py::module_& m, TensorClass& cls) {
+  m.def("index_select", [](const Tensor& t, int64_t dim, const Tensor& index, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::index_select_out(*out, t, dim, index) : tessera::index_select(t, dim, index);
+    });
+  }, "input"_a, "dim"_a, "index"_a, py::kw_only(), "out"_a = py::none(),
+     "The slices of input along dim at index (1-d int64 or int32).");
+  cls.def("index_select", [](const Tensor& t, int64_t dim, const Tensor& index) {
+    return tessera::index_select(t, dim, index);
+  }, "dim"_a, "index"_a, ReleaseGil());
+
+  m.def("gather", [](const Tensor& t, int64_t dim, const Tensor& index, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::gather_out(*out, t, dim, index) : tessera::gather(t, dim, index);
+    });
+  }, "input"_a, "dim"_a, "index"_a, py::kw_only(), "out"_a = py::none(),
+     "out[i][j] = input[index[i][j]][j] for dim 0 (and so on): index (int64) has input's "
+     "number of dims.");
+  cls.def("gather", [](const Tensor& t, int64_t dim, const Tensor& index) {
+    return tessera::gather(t, dim, index);
+  }, "dim"_a, "index"_a, ReleaseGil());
+
+  m.def("take", &take, "input"_a, "index"_a, ReleaseGil(),
+        "The flattened input at index (int64, negative from the end), in index's shape.");
+  cls.def("take", &take, "index"_a, ReleaseGil());
+}
+
+void register_scatters(py::module_& m, TensorClass& cls) {
+  const char* scatter_doc = "A copy of input with input[index[i][j]][j] = src[i][j] for dim 0 "
+                            "(and so on), or = value.";
+  m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                      Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::scatter_out(*out, t, dim, index, src) : tessera::scatter(t, dim, index, src);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "src"_a, py::kw_only(), "out"_a = py::none(), scatter_doc);
+  m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value,
+                      Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::scatter_out(*out, t, dim, index, value)
+                 : tessera::scatter(t, dim, index, value);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "value"_a, py::kw_only(), "out"_a = py::none());
+  cls.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+    return tessera::scatter(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a, ReleaseGil(), scatter_doc);
+  cls.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
+    return tessera::scatter(t, dim, index, value);
+  }, "dim"_a, "index"_a, "value"_a, ReleaseGil());
+  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor& {
+    return tessera::scatter_(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a, ReleaseGil());
+  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, Scalar value) -> Tensor& {
+    return tessera::scatter_(t, dim, index, value);
+  }, "dim"_a, "index"_a, "value"_a, ReleaseGil());
+
+  const char* scatter_add_doc = "A copy of input with src[i][j] added at input[index[i][j]][j] "
+                                "for dim 0 (and so on); repeated indices accumulate.";
+  m.def("scatter_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                          Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::scatter_add_out(*out, t, dim, index, src)
+                 : tessera::scatter_add(t, dim, index, src);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "src"_a, py::kw_only(), "out"_a = py::none(),
+     scatter_add_doc);
+  cls.def("scatter_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
+    return tessera::scatter_add(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a, ReleaseGil(), scatter_add_doc);
+  cls.def("scatter_add_", [](Tensor& t, int64_t dim, const Tensor& index,
+                             const Tensor& src) -> Tensor& {
+    return tessera::scatter_add_(t, dim, index, src);
+  }, "dim"_a, "index"_a, "src"_a, ReleaseGil());
+
+  // index_add, index_copy, index_fill: functional forms update a clone.
+  const char* index_add_doc = "input with alpha * source's slices added along dim at index "
+                              "(1-d); repeated indices accumulate.";
+  m.def("index_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                        Scalar alpha) {
+    Tensor r = t.clone();
+    return index_add_(r, dim, index, source, alpha);
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1, ReleaseGil(),
+     index_add_doc);
+  cls.def("index_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                          Scalar alpha) {
+    Tensor r = t.clone();
+    return index_add_(r, dim, index, source, alpha);
+  }, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1, ReleaseGil(), index_add_doc);
+  cls.def("index_add_", &index_add_, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1,
+          ReleaseGil());
+
+  const char* index_copy_doc = "input with its slices along dim at index (1-d) replaced by "
+                               "source's, in order.";
+  m.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+    Tensor r = t.clone();
+    return index_copy_(r, dim, index, source);
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
+  cls.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+    Tensor r = t.clone();
+    return index_copy_(r, dim, index, source);
+  }, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
+  cls.def("index_copy_", &index_copy_, "dim"_a, "index"_a, "source"_a, ReleaseGil());
+
+  const char* index_fill_doc = "input with its slices along dim at index (1-d) set to value.";
+  auto def_index_fill = [&](auto value_type) {
+    using Value = decltype(value_type);
+    auto fill_ = [](Tensor& t, int64_t dim, const Tensor& index, const Value& value) -> Tensor& {
+      if constexpr (std::is_same_v<Value, Tensor>) {
+        return index_fill_tensor_(t, dim, index, value);
+      } else {
+        return index_fill_(t, dim, index, value);
+      }
+    };
+    auto fill = [fill_](const Tensor& t, int64_t dim, const Tensor& index, const Value& value) {
+      Tensor r = t.clone();
+      return fill_(r, dim, index, value);
+    };
+    m.def("index_fill", fill, "input"_a, "dim"_a, "index"_a, "value"_a, ReleaseGil(),
+          index_fill_doc);
+    cls.def("index_fill", fill, "dim"_a, "index"_a, "value"_a, ReleaseGil(), index_fill_doc);
+    cls.def("index_fill_", fill_, "dim"_a, "index"_a, "value"_a, ReleaseGil());
+  };
+  def_index_fill(Tensor());
+  def_index_fill(Scalar());
+
+  const char* index_put_doc =
+      "input[indices] = values (values += with accumulate): indices is a tuple of integer or bool "
+      "tensors, None for a whole dim; values has input's dtype.";
+  m.def("index_put", [](const Tensor& t, const OptionalIndices& indices, const Tensor& values,
+                        bool accumulate) {
+    Tensor r = t.clone();
+    return index_put_with_slices(r, indices, values, accumulate);
+  }, "input"_a, "indices"_a, "values"_a, "accumulate"_a = false, ReleaseGil(), index_put_doc);
+  cls.def("index_put", [](const Tensor& t, const OptionalIndices& indices, const Tensor& values,
+                          bool accumulate) {
+    Tensor r = t.clone();
+    return index_put_with_slices(r, indices, values, accumulate);
+  }, "indices"_a, "values"_a, "accumulate"_a = false, ReleaseGil(), index_put_doc);
+  cls.def("index_put_", &index_put_with_slices, "indices"_a, "values"_a, "accumulate"_a = false,
+          ReleaseGil());
+}
+
+void register_masked(py::module_& m, TensorClass& cls) {
+  const char* masked_fill_doc = "input with value where mask (bool, broadcast) is true; value a "
+                                "number or a 0-d tensor.";
+  auto def_masked_fill = [&](auto value_type) {
+    using Value = decltype(value_type);
+    auto fill = [](const Tensor& t, const Tensor& mask, const Value& value) {
+      return tessera::masked_fill(t, mask, value);
+    };
+    m.def("masked_fill", fill, "input"_a, "mask"_a, "value"_a, ReleaseGil(), masked_fill_doc);
+    cls.def("masked_fill", fill, "mask"_a, "value"_a, ReleaseGil(), masked_fill_doc);
+    cls.def("masked_fill_", [](Tensor& t, const Tensor& mask, const Value& value) -> Tensor& {
+      return tessera::masked_fill_(t, mask, value);
+    }, "mask"_a, "value"_a, ReleaseGil());
+  };
+  def_masked_fill(Tensor());
+  def_masked_fill(Scalar());
+
+  m.def("masked_select", [](const Tensor& t, const Tensor& mask, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::masked_select_out(*out, t, mask) : tessera::masked_select(t, mask);
+    });
+  }, "input"_a, "mask"_a, py::kw_only(), "out"_a = py::none(),
+     "The elements of input (broadcast with mask) where mask is true, as a 1-d tensor.");
+  cls.def("masked_select", &tessera::masked_select, "mask"_a, ReleaseGil());
+
+  const char* masked_scatter_doc =
+      "input with the positions where mask is true taking source's elements in row-major order.";
+  m.def("masked_scatter", &tessera::masked_scatter, "input"_a, "mask"_a, "source"_a, ReleaseGil(),
+        masked_scatter_doc);
+  cls.def("masked_scatter", &tessera::masked_scatter, "mask"_a, "source"_a, ReleaseGil(),
+          masked_scatter_doc);
+  cls.def("masked_scatter_", &tessera::masked_scatter_, "mask"_a, "source"_a, ReleaseGil());
+
+  auto nonzero = [](const Tensor& t, Tensor* out, bool as_tuple) -> py::object {
+    if (as_tuple) {
+      if (out != nullptr) throw py::type_error("nonzero(): out= is not supported with as_tuple=True");
+      return tensor_tuple([&] { return nonzero_columns(t); });
+    }
+    return tensor_or_out(out, [&] {
+      return out ? tessera::nonzero_out(*out, t) : tessera::nonzero(t);
+    });
+  };
+  const char* nonzero_doc = "The indices of the nonzero elements, [count, input.dim()] (int64); "
+                            "with as_tuple, one 1-d tensor per dim.";
+  m.def("nonzero", nonzero, "input"_a, py::kw_only(), "out"_a = py::none(), "as_tuple"_a = false,
+        nonzero_doc);
+  cls.def("nonzero", [nonzero](const Tensor& t, bool as_tuple) {
+    return nonzero(t, nullptr, as_tuple);
+  }, py::kw_only(), "as_tuple"_a = false, nonzero_doc);
+  m.def("argwhere", &tessera::nonzero, "input"_a, ReleaseGil(), "nonzero(input).");
+  cls.def("argwhere", &tessera::nonzero, ReleaseGil());
+  // where(condition, input, other) is in ops_pointwise.cc.
+  m.def("where", [](const Tensor& condition) {
+    return tensor_tuple([&] { return nonzero_columns(condition); });
+  }, "condition"_a, "nonzero(condition, as_tuple=True).");
+}
+
+}  // namespace
+
+void register_gather_scatter_ops(py::module_& m) {
+  TensorClass cls = tensor_class(m);
+  register_gathers(m, cls);
+  register_scatters(m, cls);
+  register_masked(m, cls);
+}
+
+}  // namespace tessera_py
