@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <variant>
 
 #include "bindings/csrc/bindings.h"
 #include "runtime/core/error.h"
@@ -72,17 +71,11 @@ py::object result_or_self(tessera::Tensor& self, bool inplace, Run&& run,
   return py::cast(&self, py::return_value_policy::reference);
 }
 
-// The same where the op has no in-place kernel: the result is copied into
-// self (it must have self's shape and cast to self's dtype).
+// The same where the op has no in-place kernel: the result (elementwise,
+// of self's shape) is copied into self.
 template <typename Run>
 py::object result_or_copy_into(tessera::Tensor& self, bool inplace, Run&& run) {
-  return result_or_self(self, inplace, run, [&] {
-    tessera::Tensor r = run();
-    TESSERA_CHECK(r.sizes() == self.sizes(), ValueError,
-                  "in-place op: the result's shape ", tessera::shape_to_string(r.sizes()),
-                  " differs from the input's ", tessera::shape_to_string(self.sizes()));
-    self.copy_(r);
-  });
+  return result_or_self(self, inplace, run, [&] { self.copy_(run()); });
 }
 
 // A dim argument that may be None (softmax(x) without dim): PyTorch's

@@ -4,14 +4,14 @@
 // a list of numbers or a 0-d tensor as the other operand; and the fused
 // optimizer steps (ops_fused_optimizer.cc).
 //
-// As PyTorch's CUDA kernels, a foreach call runs as one multi-tensor op
-// only when its lists are plain: every tensor on one device, of one
-// floating dtype, each entry's tensors of one shape, and (for 16-bit
-// lists) every number exact in the list's dtype, since the multi-tensor op
-// takes numbers as 0-d tensors of that dtype; in place, no entry may write
-// memory another entry reads. Any other call (integer lists, mixed dtypes
-// or devices, broadcasting, aliasing) runs the single-tensor op per entry,
-// in order, with its type promotion.
+// As PyTorch's CUDA kernels, a foreach call (ForeachCall, foreach_call.h)
+// runs as one multi-tensor op only when its lists are plain: every tensor
+// on one device, of one floating dtype, each entry's tensors of one shape,
+// and (for 16-bit lists) every number exact in the list's dtype, since the
+// multi-tensor op takes numbers as 0-d tensors of that dtype; in place, no
+// entry may write memory another entry reads. Any other call (integer
+// lists, mixed dtypes or devices, broadcasting, aliasing) runs the
+// single-tensor op per entry, in order, with its type promotion.
 #include <functional>
 #include <optional>
 #include <string>
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "bindings/csrc/bindings.h"
+#include "bindings/csrc/foreach_call.h"
 #include "bindings/csrc/fused_optimizer.h"
 #include "bindings/csrc/tensor_list_arg.h"
 #include "runtime/core/error.h"
-#include "runtime/core/half.h"
 #include "runtime/ops/ops.h"
 
 namespace tessera_py {
@@ -39,207 +39,6 @@ using tessera::kernels::BinaryOp;
 using tessera::kernels::PointwiseBinaryOp;
 using tessera::kernels::TernaryOp;
 using tessera::kernels::UnaryOp;
-using TensorList = std::vector<Tensor>;
-using ScalarList = std::vector<Scalar>;
-
-// Entry i's value of an operand on the per-entry route.
-using EntryValue = std::variant<Tensor, Scalar>;
-
-// Whether the 0-d tensor of value in a list of dtype t holds value as the
-// single-tensor ops would use it (their compute type is float for 16-bit
-// dtypes).
-bool exact_in(DType t, Scalar value) {
-  const float f = static_cast<float>(value.to<double>());
-  if (t == DType::kF16) return static_cast<float>(tessera::Half(f)) == f;
-  if (t == DType::kBF16) return static_cast<float>(tessera::BFloat16(f)) == f;
-  return true;
-}
-
-class ForeachCall;
-// Sets each entry's inputs beyond `a` and its scalars; returns the op.
-using Encode = std::function<PointwiseOpCode(const ForeachCall&, std::vector<PointwiseEntry>&)>;
-using PerEntry = std::function<Tensor(const ForeachCall&, size_t)>;
-using PerEntryInPlace = std::function<void(const ForeachCall&, size_t)>;
-
-// One call: self and the operands that follow it, checked as they are
-// added, then run on one route or the other.
-class ForeachCall {
- public:
-  ForeachCall(const char* op, const TensorList& self) : op_(op), self_(self) {
-    TESSERA_CHECK(!self.empty(), ValueError, op, ": expected a non-empty list of tensors");
-    for (size_t i = 0; i < self.size(); ++i) {
-      TESSERA_CHECK(self[i].defined(), ValueError, op, ": tensor ", i, " is undefined");
-    }
-  }
-
-  // One tensor per entry.
-  ForeachCall& list(const TensorList& tensors, const char* what) {
-    TESSERA_CHECK(tensors.size() == self_.size(), ValueError, op_, ": expected ", self_.size(),
-                  " tensors in ", what, " (one per entry of self), got ", tensors.size());
-    operands_.push_back(Operand{&tensors, {}, {}, {}, Operand::kList});
-    return *this;
-  }
-  // One number for every entry.
-  ForeachCall& number(Scalar value) {
-    operands_.push_back(Operand{nullptr, value, {}, {}, Operand::kNumber});
-    return *this;
-  }
-  // One number per entry.
-  ForeachCall& numbers(const ScalarList& values, const char* what) {
-    TESSERA_CHECK(values.size() == self_.size(), ValueError, op_, ": expected ", self_.size(),
-                  " numbers in ", what, " (one per entry of self), got ", values.size());
-    operands_.push_back(Operand{nullptr, {}, values, {}, Operand::kNumbers});
-    return *this;
-  }
-  // A 0-d tensor for every entry; one on another device counts as its value.
-  ForeachCall& tensor(const Tensor& t) {
-    TESSERA_CHECK(t.dim() == 0, ValueError, op_, ": expected a 0-d tensor operand, got ",
-                  tessera::describe(t));
-    if (t.device() != self_[0].device()) return number(t.item());
-    operands_.push_back(Operand{nullptr, {}, {}, t, Operand::kTensor});
-    return *this;
-  }
-  // The op's own number (alpha, addcmul's value): one, or one per entry.
-  ForeachCall& arg(Scalar value) {
-    args_.assign(self_.size(), value);
-    return *this;
-  }
-  ForeachCall& args(const ScalarList& values, const char* what) {
-    TESSERA_CHECK(values.size() == self_.size(), ValueError, op_, ": expected ", self_.size(),
-                  " numbers in ", what, " (one per entry of self), got ", values.size());
-    args_ = values;
-    return *this;
-  }
-
-  const char* op() const { return op_; }
-  const TensorList& self() const { return self_; }
-  size_t size() const { return self_.size(); }
-  bool is_number(size_t k) const {
-    return operands_[k].kind == Operand::kNumber || operands_[k].kind == Operand::kNumbers;
-  }
-  // Entry i's operand k, for the per-entry route.
-  EntryValue value(size_t k, size_t i) const {
-    const Operand& o = operands_[k];
-    switch (o.kind) {
-      case Operand::kList: return (*o.list)[i];
-      case Operand::kNumber: return o.number;
-      case Operand::kNumbers: return o.numbers[i];
-      case Operand::kTensor: return o.tensor;
-    }
-    return o.number;
-  }
-  Tensor tensor_value(size_t k, size_t i) const { return std::get<Tensor>(value(k, i)); }
-  Scalar number_value(size_t k, size_t i) const { return std::get<Scalar>(value(k, i)); }
-  // Entry i's own number (1 when the op has none).
-  Scalar arg_of(size_t i) const { return args_.empty() ? Scalar(1) : args_[i]; }
-
-  // Operand k of every entry as a tensor on the list's device, of its
-  // dtype: numbers become 0-d tensors (a list of them, one copy).
-  TensorList tensors(size_t k) const {
-    const Operand& o = operands_[k];
-    switch (o.kind) {
-      case Operand::kList: return *o.list;
-      case Operand::kTensor: return TensorList(size(), o.tensor);
-      case Operand::kNumber: return filled(o.number);
-      case Operand::kNumbers: {
-        Tensor host = tessera::empty({static_cast<int64_t>(size())},
-                                     TensorOptions(DType::kF64, tessera::host_device()));
-        for (size_t i = 0; i < size(); ++i) host.data<double>()[i] = o.numbers[i].to<double>();
-        const Tensor all = host.to(self_[0].device(), self_[0].dtype());
-        TensorList out;
-        for (size_t i = 0; i < size(); ++i) out.push_back(all.select(0, static_cast<int64_t>(i)));
-        return out;
-      }
-    }
-    return {};
-  }
-  // A 0-d tensor of value for every entry.
-  TensorList filled(Scalar value) const {
-    return TensorList(size(), tessera::full({}, value,
-                                            TensorOptions(self_[0].dtype(), self_[0].device())));
-  }
-
-  // New tensors: the multi-tensor route, or per_entry(i) for each entry.
-  TensorList run(const Encode& encode, const PerEntry& per_entry) const {
-    if (plain()) {
-      std::vector<PointwiseEntry> entries(size());
-      for (size_t i = 0; i < size(); ++i) {
-        entries[i].out = tessera::empty(self_[i].sizes(), TensorOptions(self_[i].dtype(),
-                                                                         self_[i].device()));
-        entries[i].a = self_[i];
-      }
-      const PointwiseOpCode code = encode(*this, entries);
-      tessera::foreach_pointwise(op_, code, entries);
-      TensorList out;
-      for (const PointwiseEntry& e : entries) out.push_back(e.out);
-      return out;
-    }
-    TensorList out;
-    for (size_t i = 0; i < size(); ++i) out.push_back(per_entry(*this, i));
-    return out;
-  }
-  // In place: the multi-tensor route when the entries are independent, or
-  // per_entry(i) for each entry in order.
-  void run_(const Encode& encode, const PerEntryInPlace& per_entry) const {
-    if (plain()) {
-      std::vector<PointwiseEntry> entries(size());
-      for (size_t i = 0; i < size(); ++i) entries[i].out = entries[i].a = self_[i];
-      const PointwiseOpCode code = encode(*this, entries);
-      if (tessera::foreach_entries_independent(entries)) {
-        tessera::foreach_pointwise(op_, code, entries);
-        return;
-      }
-    }
-    for (size_t i = 0; i < size(); ++i) per_entry(*this, i);
-  }
-
- private:
-  struct Operand {
-    const TensorList* list;
-    Scalar number;
-    ScalarList numbers;
-    Tensor tensor;
-    enum Kind { kList, kNumber, kNumbers, kTensor } kind;
-  };
-
-  // Whether the multi-tensor route applies (see the file comment).
-  bool plain() const {
-    const Tensor& first = self_[0];
-    if (!tessera::is_floating(first.dtype())) return false;
-    auto same = [&](const Tensor& t) {
-      return t.defined() && t.device() == first.device() && t.dtype() == first.dtype();
-    };
-    for (const Tensor& t : self_) {
-      if (!same(t)) return false;
-    }
-    for (const Operand& o : operands_) {
-      switch (o.kind) {
-        case Operand::kList:
-          for (size_t i = 0; i < size(); ++i) {
-            if (!same((*o.list)[i]) || (*o.list)[i].sizes() != self_[i].sizes()) return false;
-          }
-          break;
-        case Operand::kTensor:
-          if (!same(o.tensor)) return false;
-          break;
-        case Operand::kNumber:
-          if (!exact_in(first.dtype(), o.number)) return false;
-          break;
-        case Operand::kNumbers:
-          for (const Scalar& s : o.numbers) {
-            if (!exact_in(first.dtype(), s)) return false;
-          }
-          break;
-      }
-    }
-    return true;
-  }
-
-  const char* op_;
-  const TensorList& self_;
-  std::vector<Operand> operands_;
-  ScalarList args_;
-};
 
 // An op's two routes and its documentation; def_forms registers its
 // functional and in-place forms for one way of passing the operands.
@@ -283,6 +82,12 @@ ScalarList numbers_of(const Tensor& t) {
 
 // -- add, sub, mul, div.
 
+// a * b, integral when both are (a number operand times alpha).
+Scalar product(Scalar a, Scalar b) {
+  if (a.is_floating() || b.is_floating()) return Scalar(a.to<double>() * b.to<double>());
+  return Scalar(a.to<int64_t>() * b.to<int64_t>());
+}
+
 Tensor binary(BinaryOp op, const Tensor& a, const EntryValue& b, Scalar alpha) {
   return std::visit([&](const auto& other) -> Tensor {
     switch (op) {
@@ -324,7 +129,7 @@ void def_binary(py::module_& m, const char* name, BinaryOp code, const char* sym
     const TensorList b = as_alpha ? c.filled(1) : c.tensors(0);
     for (size_t i = 0; i < e.size(); ++i) {
       e[i].b = b[i];
-      e[i].s0 = as_alpha ? c.number_value(0, i) : c.arg_of(i);
+      e[i].s0 = as_alpha ? product(c.number_value(0, i), c.arg_of(i)) : c.arg_of(i);
     }
     return PointwiseOpCode(code);
   };
@@ -514,16 +319,16 @@ void def_addc(py::module_& m, const char* name, TernaryOp code, const char* symb
   };
   op.doc = std::string("Per entry: self[i] + value * tensor1[i] ") + symbol +
            " tensor2[i]; value a number, or one per entry (`scalars`: numbers or a 1-d tensor).";
-  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1, const TensorListArg& t2,
-                                    const Tensor& scalars) {
+  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1,
+                                    const TensorListArg& t2, const Tensor& scalars) {
     c.list(t1, "tensor1").list(t2, "tensor2").args(numbers_of(scalars), "scalars");
   }), "tensor1"_a, "tensor2"_a, "scalars"_a);
-  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1, const TensorListArg& t2,
-                                    Scalar value) {
+  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1,
+                                    const TensorListArg& t2, Scalar value) {
     c.list(t1, "tensor1").list(t2, "tensor2").arg(value);
   }), "tensor1"_a, "tensor2"_a, "value"_a = 1);
-  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1, const TensorListArg& t2,
-                                    const ScalarList& scalars) {
+  def_forms(m, op, std::function([](ForeachCall& c, const TensorListArg& t1,
+                                    const TensorListArg& t2, const ScalarList& scalars) {
     c.list(t1, "tensor1").list(t2, "tensor2").args(scalars, "scalars");
   }), "tensor1"_a, "tensor2"_a, "scalars"_a);
 }

@@ -105,10 +105,12 @@ Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const
 // torch.take: input flattened, indexed by index (int64, negative from the
 // end); the result has index's shape.
 Tensor take(const Tensor& self, const Tensor& index) {
-  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError, "take: index must be an int64 tensor, got ",
-                tessera::describe(index));
+  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError,
+                "take: index must be an int64 tensor, got ", tessera::describe(index));
   const Tensor idx = index.to(self.device());
-  if (idx.numel() == 0) return tessera::empty(index.sizes(), TensorOptions(self.dtype(), self.device()));
+  if (idx.numel() == 0) {
+    return tessera::empty(index.sizes(), TensorOptions(self.dtype(), self.device()));
+  }
   tessera::indexing::check_index_bounds("take", idx, self.numel(), 0, /*allow_negative=*/true);
   const Tensor wrapped = tessera::remainder(idx, Scalar(self.numel()));
   return tessera::index_select(self.reshape({-1}), 0, wrapped.reshape({-1})).view(index.sizes());
@@ -118,14 +120,17 @@ Tensor take(const Tensor& self, const Tensor& index) {
 std::vector<Tensor> nonzero_columns(const Tensor& t) {
   const Tensor positions = tessera::nonzero(t.dim() == 0 ? t.view({1}) : t);
   std::vector<Tensor> out;
-  for (int64_t k = 0; k < positions.size(1); ++k) out.push_back(positions.select(1, k).contiguous());
+  for (int64_t k = 0; k < positions.size(1); ++k) {
+    out.push_back(positions.select(1, k).contiguous());
+  }
   return out;
 }
 
 void register_gathers(py::module_& m, TensorClass& cls) {
   m.def("index_select", [](const Tensor& t, int64_t dim, const Tensor& index, Tensor* out) {
     return tensor_or_out(out, [&] {
-      return out ? tessera::index_select_out(*out, t, dim, index) : tessera::index_select(t, dim, index);
+      return out ? tessera::index_select_out(*out, t, dim, index)
+                 : tessera::index_select(t, dim, index);
     });
   }, "input"_a, "dim"_a, "index"_a, py::kw_only(), "out"_a = py::none(),
      "The slices of input along dim at index (1-d int64 or int32).");
@@ -155,7 +160,8 @@ void register_scatters(py::module_& m, TensorClass& cls) {
   m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
                       Tensor* out) {
     return tensor_or_out(out, [&] {
-      return out ? tessera::scatter_out(*out, t, dim, index, src) : tessera::scatter(t, dim, index, src);
+      return out ? tessera::scatter_out(*out, t, dim, index, src)
+                 : tessera::scatter(t, dim, index, src);
     });
   }, "input"_a, "dim"_a, "index"_a, "src"_a, py::kw_only(), "out"_a = py::none(), scatter_doc);
   m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value,
@@ -171,7 +177,8 @@ void register_scatters(py::module_& m, TensorClass& cls) {
   cls.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
     return tessera::scatter(t, dim, index, value);
   }, "dim"_a, "index"_a, "value"_a, ReleaseGil());
-  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) -> Tensor& {
+  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index,
+                         const Tensor& src) -> Tensor& {
     return tessera::scatter_(t, dim, index, src);
   }, "dim"_a, "index"_a, "src"_a, ReleaseGil());
   cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, Scalar value) -> Tensor& {
@@ -219,7 +226,8 @@ void register_scatters(py::module_& m, TensorClass& cls) {
     Tensor r = t.clone();
     return index_copy_(r, dim, index, source);
   }, "input"_a, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
-  cls.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
+  cls.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index,
+                           const Tensor& source) {
     Tensor r = t.clone();
     return index_copy_(r, dim, index, source);
   }, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
@@ -299,7 +307,9 @@ void register_masked(py::module_& m, TensorClass& cls) {
 
   auto nonzero = [](const Tensor& t, Tensor* out, bool as_tuple) -> py::object {
     if (as_tuple) {
-      if (out != nullptr) throw py::type_error("nonzero(): out= is not supported with as_tuple=True");
+      if (out != nullptr) {
+        throw py::type_error("nonzero(): out= is not supported with as_tuple=True");
+      }
       return tensor_tuple([&] { return nonzero_columns(t); });
     }
     return tensor_or_out(out, [&] {

@@ -41,14 +41,19 @@ TensorList unbind(const Tensor& t, int64_t dim) {
   return out;
 }
 
+// dim of t wrapped; t must have a dim to split.
+int64_t tensor_split_dim(const Tensor& t, int64_t dim) {
+  TESSERA_CHECK(t.dim() > 0, ValueError, "tensor_split: expected a tensor of at least 1 dim, got ",
+                tessera::describe(t));
+  return tessera::wrap_dim(dim, t.dim(), "tensor_split");
+}
+
 // torch.tensor_split by a number of sections: the first size % sections
 // parts are one longer than the others.
 TensorList tensor_split_sections(const Tensor& t, int64_t sections, int64_t dim) {
-  TESSERA_CHECK(t.dim() > 0, ValueError,
-                "tensor_split: expected at least a 1-dimensional tensor, got ", tessera::describe(t));
-  TESSERA_CHECK(sections > 0, ValueError, "tensor_split: number of sections must be larger than 0, got ",
-                sections);
-  const int64_t d = tessera::wrap_dim(dim, t.dim(), "tensor_split");
+  TESSERA_CHECK(sections > 0, ValueError,
+                "tensor_split: number of sections must be larger than 0, got ", sections);
+  const int64_t d = tensor_split_dim(t, dim);
   const int64_t n = t.size(d);
   TensorList out;
   int64_t start = 0;
@@ -63,9 +68,7 @@ TensorList tensor_split_sections(const Tensor& t, int64_t sections, int64_t dim)
 // torch.tensor_split at indices: [:i0], [i0:i1], ..., [ik:], each clamped
 // as a Python slice.
 TensorList tensor_split_indices(const Tensor& t, const Shape& indices, int64_t dim) {
-  TESSERA_CHECK(t.dim() > 0, ValueError,
-                "tensor_split: expected at least a 1-dimensional tensor, got ", tessera::describe(t));
-  const int64_t d = tessera::wrap_dim(dim, t.dim(), "tensor_split");
+  const int64_t d = tensor_split_dim(t, dim);
   TensorList out;
   std::optional<int64_t> start = 0;
   for (int64_t index : indices) {
@@ -118,7 +121,8 @@ UniqueResult unique_runs(const Tensor& ordered, const Tensor& order, const Shape
   const TensorOptions index_options(DType::kI64, ordered.device());
   const int64_t n = ordered.numel();
   if (n == 0) {
-    return {ordered, tessera::empty(input_sizes, index_options), tessera::empty({0}, index_options)};
+    return {ordered, tessera::empty(input_sizes, index_options),
+            tessera::empty({0}, index_options)};
   }
   Tensor starts = tessera::empty({n}, TensorOptions(DType::kBool, ordered.device()));
   starts.narrow(0, 0, 1).fill_(true);
@@ -297,7 +301,8 @@ void register_sorting(py::module_& m, TensorClass& cls) {
      "out"_a = py::none(),
      "(values, indices) sorted along dim; stable keeps the order of equal elements.");
   cls.def("sort", [sort_type](const Tensor& t, int64_t dim, bool descending, bool stable) {
-    return pair_result(sort_type, [&] { return as_tuple(tessera::sort(t, dim, descending, stable)); });
+    return pair_result(sort_type,
+                       [&] { return as_tuple(tessera::sort(t, dim, descending, stable)); });
   }, "dim"_a = -1, "descending"_a = false, "stable"_a = false);
 
   auto argsort = [](const Tensor& t, int64_t dim, bool descending, bool stable) {

@@ -7,7 +7,6 @@
 // side by side, addmv and addr are addmm with a vector as a matrix), so
 // every device has all of them.
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -213,9 +212,10 @@ Tensor linalg_norm(const Tensor& input, const std::optional<MatrixOrd>& ord,
     TESSERA_CHECK(dim || !ord || input.dim() == 1, ValueError, op,
                   ": input must be 1-D or 2-D when ord is given without dim, got ",
                   tessera::describe(input));
-    TESSERA_CHECK(!ord || std::holds_alternative<double>(*ord), ValueError, op, ": order ",
-                  std::get<std::string>(ord.value_or(MatrixOrd(0.0))),
-                  " is for matrices; a vector norm takes a number");
+    if (ord && std::holds_alternative<std::string>(*ord)) {
+      throw tessera::ValueError(std::string(op) + ": order '" + std::get<std::string>(*ord) +
+                                "' is for matrices; a vector norm takes a number");
+    }
     const double p = ord ? std::get<double>(*ord) : 2.0;
     return vector_norm(input, p, dim.value_or(Shape{}), keepdim, dtype);
   }

@@ -75,10 +75,9 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
                   op, ": padding_idx ", *padding_idx, " must be within num_embeddings (",
                   weight.size(0), ")");
   }
-  // The forward reads every row; padding_idx only keeps a row's gradient 0.
-  const Tensor out = tessera::embedding(weight, input, -1);
   if (max_norm) renorm_rows(weight, input, *max_norm, norm_type);
-  return max_norm ? tessera::embedding(weight, input, -1) : out;
+  // padding_idx only keeps that row's gradient 0: the forward reads it too.
+  return tessera::embedding(weight, input, -1);
 }
 
 // -- Attention ----------------------------------------------------------------

@@ -85,6 +85,12 @@ std::optional<int64_t> index_value(PyObject* o) {
   return v;
 }
 
+py::index_error invalid_index(py::handle item) {
+  return py::index_error(
+      "only integers, slices (`:`), ellipsis (`...`), None, bools and integer or bool tensors "
+      "(or sequences of them) are valid indices, got " + type_name(item));
+}
+
 IndexEntry parse_entry(py::handle item) {
   PyObject* o = item.ptr();
   IndexEntry e;
@@ -111,11 +117,14 @@ IndexEntry parse_entry(py::handle item) {
     e.integer = *integer;
   } else if (PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o)) {
     e.kind = IndexEntry::Kind::kTensor;
-    e.tensor = tensor_from_sequence(item);
+    try {
+      e.tensor = tensor_from_sequence(item);
+    } catch (const py::error_already_set& error) {
+      if (!error.matches(PyExc_TypeError) && !error.matches(PyExc_ValueError)) throw;
+      throw invalid_index(item);  // a sequence of something other than numbers
+    }
   } else {
-    throw py::index_error(
-        "only integers, slices (`:`), ellipsis (`...`), None, bools and integer or bool "
-        "tensors (or sequences of them) are valid indices, got " + type_name(item));
+    throw invalid_index(item);
   }
   return e;
 }
@@ -413,8 +422,8 @@ Tensor get_item(const Tensor& self, const std::vector<IndexEntry>& entries) {
 
 }  // namespace
 
-tessera::Tensor& index_put_with_slices(Tensor& self, const std::vector<std::optional<Tensor>>& indices,
-                                       const Tensor& values, bool accumulate) {
+Tensor& index_put_with_slices(Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                              const Tensor& values, bool accumulate) {
   TESSERA_CHECK(values.dtype() == self.dtype(), TypeError,
                 "index_put_: Index put requires the source and destination dtypes match, got ",
                 tessera::describe(self), " for the destination and ", tessera::describe(values),
@@ -439,14 +448,14 @@ tessera::Tensor& index_put_with_slices(Tensor& self, const std::vector<std::opti
 
 void register_tensor_indexing(py::module_& m) {
   TensorClass cls = tensor_class(m);
-  cls.def("__getitem__", [](const Tensor& self, py::handle key) {
+  cls.def("__getitem__", [](const Tensor& self, const py::object& key) {
     const std::vector<IndexEntry> entries = parse_key(key);
     py::gil_scoped_release release;
     return get_item(self, entries);
   }, "key"_a,
      "self[key]: ints, slices, None, ... and Python bools give a view; integer and bool "
      "tensors (or lists) index advancedly and give a new tensor.");
-  cls.def("__setitem__", [](Tensor& self, py::handle key, py::handle value) {
+  cls.def("__setitem__", [](Tensor& self, const py::object& key, const py::object& value) {
     const std::vector<IndexEntry> entries = parse_key(key);
     const AssignedValue assigned = parse_value(value, self.dtype());
     py::gil_scoped_release release;

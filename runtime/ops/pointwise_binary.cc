@@ -235,6 +235,16 @@ Tensor bitwise_right_shift(Scalar a, const Tensor& b) {
   return binary_value(Op::kShiftRight, of(a), of(b), pointwise::functional());
 }
 
+// The dtype a Scalar operand of an in-place op joins as: its kind's default
+// dtype (so it promotes exactly as the Scalar would), except that a float
+// number next to a float64 tensor stays float64 -- as a float32 0-d tensor
+// it would be rounded to float32 before the op (x.add_(0.1) on float64
+// must add 0.1, not 0.10000000149).
+static DType in_place_scalar_dtype(const Tensor& self, const Scalar& other) {
+  const DType fallback = default_dtype_for(other.category());
+  return other.is_floating() && self.dtype() == DType::kF64 ? DType::kF64 : fallback;
+}
+
 Tensor div(const Tensor& a, const Tensor& b, std::optional<std::string_view> rounding_mode) {
   if (auto op = rounding_op(rounding_mode)) {
     return binary_value(*op, of(a), of(b), pointwise::functional());
@@ -259,7 +269,7 @@ Tensor& div_(Tensor& self, Scalar other, std::optional<std::string_view> roundin
     binary_value(*op, of(self), of(other), pointwise::in_place(self));
     return self;
   }
-  return self.div_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()));
+  return self.div_(pointwise::scalar_tensor(other, in_place_scalar_dtype(self, other), self.device()));
 }
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b,
                 std::optional<std::string_view> rounding_mode) {
@@ -274,13 +284,13 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b,
 // promotes exactly as the Scalar would (a lower-priority operand of its
 // category).
 Tensor& add_(Tensor& self, Scalar other, Scalar alpha) {
-  return self.add_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()), alpha);
+  return self.add_(pointwise::scalar_tensor(other, in_place_scalar_dtype(self, other), self.device()), alpha);
 }
 Tensor& sub_(Tensor& self, Scalar other, Scalar alpha) {
-  return self.sub_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()), alpha);
+  return self.sub_(pointwise::scalar_tensor(other, in_place_scalar_dtype(self, other), self.device()), alpha);
 }
 Tensor& mul_(Tensor& self, Scalar other) {
-  return self.mul_(pointwise::scalar_tensor(other, default_dtype_for(other.category()), self.device()));
+  return self.mul_(pointwise::scalar_tensor(other, in_place_scalar_dtype(self, other), self.device()));
 }
 
 // -- clamp with tensor bounds: a composite of maximum and minimum.

@@ -292,6 +292,8 @@ def test_errors(device):
         x[tessera.tensor([True, False, True], device=device)]
     with pytest.raises(IndexError):
         x["a"]
+    with pytest.raises(IndexError, match="valid indices"):
+        x[[slice(None)]]
     with pytest.raises(ValueError, match="cannot be broadcast"):
         x[[0, 1]] = tessera.ones(2, 3, device=device)
     with pytest.raises(ValueError):

@@ -429,6 +429,30 @@ TEST_CASE("binary: in-place variants", "[binary]") {
   CHECK(read_strided(fz) == V{0, 0, 0});
 }
 
+TEST_CASE("binary: an in-place float number keeps float64 precision", "[binary]") {
+  // A float number next to a float64 tensor must not pass through float32
+  // (0.1f is 0.10000000149...), as the out-of-place forms never did.
+  for (int op = 0; op < 4; ++op) {
+    Tensor x = make_tensor({1.0, 2.0}, {2}, DType::kF64);
+    Tensor expected = x.clone();
+    switch (op) {
+      case 0: add_(x, Scalar(0.1)); expected = add(expected, Scalar(0.1)); break;
+      case 1: sub_(x, Scalar(0.1)); expected = sub(expected, Scalar(0.1)); break;
+      case 2: mul_(x, Scalar(0.1)); expected = mul(expected, Scalar(0.1)); break;
+      case 3: div_(x, Scalar(0.1)); expected = div(expected, Scalar(0.1)); break;
+    }
+    INFO("op " << op);
+    CHECK(read_strided(x) == read_strided(expected));
+  }
+  Tensor x = make_tensor({1.0}, {1}, DType::kF64);
+  add_(x, Scalar(0.1));
+  CHECK(x.item<double>() == 1.0 + 0.1);
+  // float32 tensors still take the number as float32, as PyTorch does.
+  Tensor y = make_tensor({1.0}, {1});
+  add_(y, Scalar(0.1));
+  CHECK(y.item<float>() == 1.0f + 0.1f);
+}
+
 TEST_CASE("binary: shape errors name the op and both shapes", "[binary]") {
   Tensor a = zeros({2, 3});
   Tensor b = zeros({4});
