@@ -4,7 +4,8 @@ The extension (//bindings:_tessera.so) links the Tessera runtime
 (libtessera.so) and loads the device libraries (libtessera_<device>.so)
 copied beside it (//bindings:package_files lists them). Bazel finds Python's
 headers through the interpreter running this build (PYTHON_BIN_PATH); no
-PyTorch is involved.
+PyTorch is involved. generate_stubs.py then writes the extension's type
+stubs (tessera/_tessera/*.pyi).
 
 TESSERA_BINDINGS_FILES picks the list: package_files (every device, the
 default) or package_files_quick (all but CUDA, whose kernels take minutes
@@ -50,6 +51,8 @@ class BuildExtensionWithBazel(build_py):
             if os.path.exists(target):
                 os.remove(target)  # never overwrite a library a process has loaded
             shutil.copyfile(os.path.join(ROOT, path), target)
+        # The extension's type stubs, installed with it (package-data).
+        subprocess.check_call([sys.executable, os.path.join(HERE, "generate_stubs.py")])
         super().run()
 
 

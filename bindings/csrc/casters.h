@@ -83,13 +83,23 @@ struct type_caster<tessera::Scalar> {
 
 template <>
 struct type_caster<tessera::Shape> {
-  PYBIND11_TYPE_CASTER(tessera::Shape, const_name("Sequence[int]"));
+  // One int is a shape too (padding=1, reshape(x, 6)): the name says so for
+  // the type stubs, where bindings/generate_stubs.py writes a returned
+  // Shape as the tuple that cast() makes.
+  PYBIND11_TYPE_CASTER(tessera::Shape, const_name("Union[int, Sequence[int]]"));
 
   bool load(handle src, bool) {
     PyObject* o = src.ptr();
     if (PyLong_Check(o) && !PyBool_Check(o)) {
-      value = tessera::Shape{PyLong_AsLongLong(o)};
-      return !PyErr_Occurred();
+      const long long v = PyLong_AsLongLong(o);
+      if (v == -1 && PyErr_Occurred()) {
+        // Past int64: not a shape. The OverflowError must not stay set
+        // while pybind11 tries the other overloads.
+        PyErr_Clear();
+        return false;
+      }
+      value = tessera::Shape{v};
+      return true;
     }
     if (!PySequence_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o)) return false;
     // A tensor is a sequence too, but never a shape.
@@ -97,7 +107,9 @@ struct type_caster<tessera::Shape> {
     sequence seq = reinterpret_borrow<sequence>(src);
     tessera::Shape out;
     out.reserve(seq.size());
-    for (handle item : seq) {
+    // object, not handle: the item may be a new object (range(10**6, ...))
+    // that only the iterator's temporary would own.
+    for (object item : seq) {
       PyObject* i = item.ptr();
       if (PyBool_Check(i) || !PyIndex_Check(i)) return false;
       object index = reinterpret_steal<object>(PyNumber_Index(i));

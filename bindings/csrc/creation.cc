@@ -52,9 +52,24 @@ struct NestedData {
   bool sizes_known = false;
 };
 
+// Deeper nesting is a list that contains itself (or a mistake): refused
+// before the recursion below exhausts the C stack.
+constexpr size_t kMaxNestingDepth = 256;
+
 void collect(py::handle obj, size_t depth, NestedData& data) {
+  if (depth > kMaxNestingDepth) {
+    throw py::value_error("tensor(): the data is nested more than " +
+                          std::to_string(kMaxNestingDepth) +
+                          " deep (a sequence that contains itself?)");
+  }
   PyObject* o = obj.ptr();
-  const bool is_sequence = PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o);
+  // A 0-d tensor is a number here, as in torch.tensor([t0, t1]).
+  const Tensor* zero_dim = nullptr;
+  if (py::isinstance<Tensor>(obj) && obj.cast<const Tensor&>().dim() == 0) {
+    zero_dim = &obj.cast<const Tensor&>();
+  }
+  const bool is_sequence =
+      zero_dim == nullptr && PySequence_Check(o) && !PyUnicode_Check(o) && !PyBytes_Check(o);
   if (!is_sequence) {
     if (data.sizes_known && depth != data.sizes.size()) {
       throw py::value_error("tensor(): the nested lists have different depths (a number at depth " +
@@ -64,7 +79,12 @@ void collect(py::handle obj, size_t depth, NestedData& data) {
     if (!data.sizes_known) data.sizes_known = true;
     Scalar s;
     try {
-      s = obj.cast<Scalar>();
+      if (zero_dim != nullptr) {
+        py::gil_scoped_release release;
+        s = zero_dim->item();
+      } else {
+        s = obj.cast<Scalar>();
+      }
     } catch (const py::cast_error&) {
       throw py::type_error("tensor(): expected numbers in nested sequences, got " +
                            py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
@@ -89,13 +109,18 @@ void collect(py::handle obj, size_t depth, NestedData& data) {
                           ", got " + std::to_string(n));
   }
   if (n == 0 && !data.sizes_known) data.sizes_known = true;
-  for (py::handle item : seq) collect(item, depth + 1, data);
+  // py::object, not py::handle: a sequence's item may be a new object
+  // (a range's int, a tensor's row, an array's scalar) that only the
+  // iteration's temporary would own.
+  for (py::object item : seq) collect(item, depth + 1, data);
 }
 
 Tensor tensor_from_nested(py::handle obj, std::optional<DType> dtype, Device device) {
   NestedData data;
   collect(obj, 0, data);
-  const DType result = dtype.value_or(tessera::default_dtype_for(data.category));
+  // No values at all (tensor([]), tensor([[], []])): float32, as PyTorch.
+  const DType result = dtype.value_or(tessera::default_dtype_for(
+      data.values.empty() ? tessera::DTypeCategory::kFloating : data.category));
   py::gil_scoped_release release;
   Tensor host = tessera::empty(data.sizes, TensorOptions(result, tessera::host_device()));
   tessera::dispatch_dtype(result, [&](auto zero) {

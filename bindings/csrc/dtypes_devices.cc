@@ -6,6 +6,7 @@
 
 #include "bindings/csrc/bindings.h"
 #include "runtime/core/device.h"
+#include "runtime/core/error.h"
 #include "runtime/core/dtype.h"
 #include "runtime/device/device_interface.h"
 #include "runtime/device/device_registry.h"
@@ -96,8 +97,14 @@ void register_dtypes_devices(py::module_& m) {
            ")";
   });
   device.def(py::self == py::self);
+  // Text that names no device is unequal, as in PyTorch (`t.device == "cuda"`
+  // on a machine without CUDA is False, not an error).
   device.def("__eq__", [](const Device& d, const std::string& text) {
-    return d == Device::parse(text);
+    try {
+      return d == Device::parse(text);
+    } catch (const tessera::Error&) {
+      return false;
+    }
   });
   device.def("__hash__", [](const Device& d) { return std::hash<Device>()(d); });
   device.def("__reduce__", [](const Device& d) {

@@ -206,8 +206,11 @@ struct ExportContext {
   std::vector<int64_t> shape, strides;
 };
 
+// device: dlpack_device_of(t.device()), found by the caller before
+// anything is allocated (it throws for devices DLPack cannot describe, and
+// a context made before that would keep the tensor alive for good).
 template <typename Managed>
-void fill_export(Managed* managed, const Tensor& t) {
+void fill_export(Managed* managed, const Tensor& t, const dlpack::Device& device) {
   auto* ctx = new ExportContext{t, {t.sizes().begin(), t.sizes().end()},
                                 {t.strides().begin(), t.strides().end()}};
   managed->manager_ctx = ctx;
@@ -217,7 +220,7 @@ void fill_export(Managed* managed, const Tensor& t) {
   };
   dlpack::Tensor& dl = managed->dl_tensor;
   dl.data = t.storage()->data();
-  dl.device = dlpack_device_of(t.device());
+  dl.device = device;
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = dlpack_dtype_of(t.dtype());
   dl.shape = ctx->shape.data();
@@ -226,10 +229,11 @@ void fill_export(Managed* managed, const Tensor& t) {
 }
 
 py::capsule export_dlpack(const Tensor& t, bool versioned) {
+  const dlpack::Device device = dlpack_device_of(t.device());
   if (versioned) {
     auto* managed = new dlpack::ManagedTensorVersioned{};
     managed->version = {1, 0};
-    fill_export(managed, t);
+    fill_export(managed, t, device);
     return py::capsule(managed, "dltensor_versioned", [](PyObject* capsule) {
       // Never consumed (a consumer renames it to used_dltensor_versioned).
       if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
@@ -240,7 +244,7 @@ py::capsule export_dlpack(const Tensor& t, bool versioned) {
     });
   }
   auto* managed = new dlpack::ManagedTensor{};
-  fill_export(managed, t);
+  fill_export(managed, t, device);
   return py::capsule(managed, "dltensor", [](PyObject* capsule) {
     if (PyCapsule_IsValid(capsule, "dltensor")) {
       auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
@@ -328,6 +332,30 @@ struct BufferLayout {
   std::vector<Py_ssize_t> shape, strides;
 };
 
+// Whether t's elements lie densely in row-major (C) or column-major
+// (Fortran) order; size-1 dims may have any stride.
+bool dense_in_order(const Tensor& t, bool column_major) {
+  if (t.numel() == 0) return true;
+  int64_t expected = 1;
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    const int64_t d = column_major ? i : t.dim() - 1 - i;
+    if (t.size(d) != 1 && t.stride(d) != expected) return false;
+    expected *= t.size(d);
+  }
+  return true;
+}
+
+// A consumer that asks for a contiguous layout (PyBUF_C/F/ANY_CONTIGUOUS)
+// relies on it and reads the strides as such, so the request must fail
+// when the tensor is laid out otherwise (PEP 3118).
+bool meets_contiguity_request(const Tensor& t, int flags) {
+  const bool c = dense_in_order(t, false), f = dense_in_order(t, true);
+  if ((flags & PyBUF_C_CONTIGUOUS) == PyBUF_C_CONTIGUOUS && !c) return false;
+  if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !f) return false;
+  if ((flags & PyBUF_ANY_CONTIGUOUS) == PyBUF_ANY_CONTIGUOUS && !c && !f) return false;
+  return true;
+}
+
 int get_tensor_buffer(PyObject* self, Py_buffer* view, int flags) {
   try {
     const Tensor& t = py::cast<const Tensor&>(py::handle(self));
@@ -343,6 +371,11 @@ int get_tensor_buffer(PyObject* self, Py_buffer* view, int flags) {
     if ((flags & PyBUF_STRIDES) != PyBUF_STRIDES && !t.is_contiguous()) {
       throw py::buffer_error("buffer protocol: " + tessera::describe(t) +
                              " is not contiguous and the consumer did not ask for strides");
+    }
+    if (!meets_contiguity_request(t, flags)) {
+      throw py::buffer_error("buffer protocol: " + tessera::describe(t) +
+                             " is not laid out in the contiguous order the consumer asked "
+                             "for; call .contiguous() first");
     }
     {
       // Work queued on the device's stream must be done before the host reads.
@@ -399,8 +432,10 @@ void register_interop(py::module_& m) {
   auto* heap_type = reinterpret_cast<PyHeapTypeObject*>(cls.ptr());
   heap_type->as_buffer.bf_getbuffer = &get_tensor_buffer;
   heap_type->as_buffer.bf_releasebuffer = &release_tensor_buffer;
+  // Returned as py::object: pybind11 2.10 names py::capsule "capsule" in
+  // signatures, a type no stub can import (bindings/generate_stubs.py).
   cls.def("__dlpack__", [](const Tensor& t, py::object stream, std::optional<py::tuple> max_version,
-                           py::object dl_device, std::optional<bool> copy) {
+                           py::object dl_device, std::optional<bool> copy) -> py::object {
     if (!dl_device.is_none()) {
       py::tuple want = dl_device;
       dlpack::Device have = dlpack_device_of(t.device());
@@ -409,11 +444,13 @@ void register_interop(py::module_& m) {
                                "move the tensor with .to() first");
       }
     }
-    Tensor exported = copy.value_or(false) ? t.clone() : t;
+    const bool want_copy = copy.value_or(false);
+    Tensor exported;
     {
       // The consumer's stream reads the data: the producer's work must be
       // done first. Waiting for the tensor's stream is always correct.
       py::gil_scoped_release release;
+      exported = want_copy ? t.clone() : t;
       tessera::current_stream(t.device()).synchronize();
     }
     (void)stream;

@@ -16,6 +16,7 @@
 #include "bindings/csrc/bindings.h"
 #include "bindings/csrc/linalg_composites.h"
 #include "bindings/csrc/results.h"
+#include "bindings/csrc/tensor_list_arg.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/out_check.h"
@@ -479,7 +480,7 @@ void register_linalg_submodule(py::module_& m) {
   }, "input"_a, "ord"_a = py::none(), "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(),
      "out"_a = py::none(), "dtype"_a = py::none(),
      "vector_norm for one dim (or all, without ord), matrix_norm for two.");
-  linalg.def("multi_dot", [](const std::vector<Tensor>& tensors, Tensor* out) {
+  linalg.def("multi_dot", [](const TensorListArg& tensors, Tensor* out) {
     return tensor_or_out(out, [&] {
       Tensor r = multi_dot(tensors);
       return out ? tessera::write_out("linalg.multi_dot", *out, r) : r;

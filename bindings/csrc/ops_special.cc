@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bindings/csrc/bindings.h"
+#include "bindings/csrc/pointwise_args.h"
 #include "bindings/csrc/results.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
@@ -124,14 +125,6 @@ std::string doc_of(const char* doc) {
   return d;
 }
 
-// A number operand as a 0-d tensor beside t, of the dtype the pair promotes
-// to (a number never outranks a tensor of its category): the op's own
-// promotion of the two tensors then gives PyTorch's result dtype.
-Tensor number_operand(const Tensor& t, Scalar value) {
-  const tessera::DType dtype = tessera::result_type(t, value);
-  return tessera::full({}, value, tessera::TensorOptions(dtype, t.device()));
-}
-
 Tensor& binary_in_place(SpecialOp op, Tensor& self, const Tensor& other) {
   const char* name = tessera::special_name(op);
   const Shape shape = tessera::broadcast_shapes(self.sizes(), other.sizes(), name);
@@ -161,14 +154,14 @@ void def_binary(py::module_& scope, const char* name, const BinaryEntry& e,
   if (!e.numbers) return;
   scope.def(name, [op](const Tensor& a, Scalar b, Tensor* out) {
     return tensor_or_out(out, [&] {
-      const Tensor wrapped = number_operand(a, b);
+      const Tensor wrapped = scalar_operand(b, a);
       return out ? tessera::special_function_out(*out, op, a, wrapped)
                  : tessera::special_function(op, a, wrapped);
     });
   }, "input"_a, py::arg(e.second), py::kw_only(), "out"_a = py::none());
   scope.def(name, [op](Scalar a, const Tensor& b, Tensor* out) {
     return tensor_or_out(out, [&] {
-      const Tensor wrapped = number_operand(b, a);
+      const Tensor wrapped = scalar_operand(a, b);
       return out ? tessera::special_function_out(*out, op, wrapped, b)
                  : tessera::special_function(op, wrapped, b);
     });
@@ -192,7 +185,7 @@ void def_method_binary(TensorClass& cls, const BinaryEntry& e, const std::string
   }, py::arg(e.second), ReleaseGil(), doc.c_str());
   if (e.numbers) {
     cls.def(e.name, [op](const Tensor& a, Scalar b) {
-      return tessera::special_function(op, a, number_operand(a, b));
+      return tessera::special_function(op, a, scalar_operand(b, a));
     }, py::arg(e.second), ReleaseGil());
   }
   if (!e.in_place) return;
@@ -202,7 +195,7 @@ void def_method_binary(TensorClass& cls, const BinaryEntry& e, const std::string
   }, py::arg(e.second), ReleaseGil(), "In place; returns self.");
   if (e.numbers) {
     cls.def(in_place.c_str(), [op](Tensor& self, Scalar other) -> Tensor& {
-      return binary_in_place(op, self, number_operand(self, other));
+      return binary_in_place(op, self, scalar_operand(other, self));
     }, py::arg(e.second), ReleaseGil());
   }
 }

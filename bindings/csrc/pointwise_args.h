@@ -1,5 +1,5 @@
-// What the elementwise bindings (ops_pointwise.cc, tensor_operators.cc)
-// share: Python numbers standing in for tensors, and the `out=` convention.
+// What the elementwise bindings (ops_pointwise.cc, tensor_operators.cc,
+// ops_special.cc) share: Python numbers standing in for tensors, and the `out=` convention.
 #pragma once
 
 #include "bindings/csrc/bindings.h"
@@ -13,9 +13,19 @@ namespace tessera_py {
 // result_type(like, number). It then promotes with like exactly as the
 // number would (PyTorch's "wrapped number"): int32 tensor and 2 stay int32,
 // int32 tensor and 2.5 give float32, float64 tensor and 0.1 keep float64.
+// For a 16-bit floating result the number goes in as a float32 0-d tensor,
+// which a dimensioned like outranks (the result keeps like's dtype), so a
+// number past the 16-bit range overflows to inf in the op, as in PyTorch
+// (h += 1e5 is inf), where full() of the 16-bit dtype would refuse it;
+// beside a 0-d like it is converted here, with the same overflow.
 inline tessera::Tensor scalar_operand(const tessera::Scalar& number, const tessera::Tensor& like) {
-  return tessera::full({}, number,
-                       tessera::TensorOptions(tessera::result_type(like, number), like.device()));
+  const tessera::DType dtype = tessera::result_type(like, number);
+  if (dtype != tessera::DType::kF16 && dtype != tessera::DType::kBF16) {
+    return tessera::full({}, number, tessera::TensorOptions(dtype, like.device()));
+  }
+  const tessera::Tensor wide =
+      tessera::full({}, number, tessera::TensorOptions(tessera::DType::kF32, like.device()));
+  return like.dim() > 0 ? wide : wide.to(dtype);
 }
 
 // An op with an optional `out=`, for ops whose runtime forms are separate

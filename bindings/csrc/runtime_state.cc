@@ -56,10 +56,12 @@ py::dict memory_stats(std::optional<Device> device) {
 }  // namespace
 
 void register_runtime_state(py::module_& m) {
-  // -- Streams.
+  // -- Streams. Both classes are registered before any method that takes
+  // the other, so that signatures name them ("Event", not "tessera::Event").
   py::class_<Stream> stream(m, "Stream",
                             "A queue of work on one device. Stream(device) creates a new one; "
                             "ops run on the current stream of their device.");
+  py::class_<Event> event(m, "Event", "A marker in a stream's work, for waits and timing.");
   stream.def(py::init([](std::optional<Device> device) {
                return Stream::create(device_or_host(device));
              }),
@@ -97,7 +99,6 @@ void register_runtime_state(py::module_& m) {
   }, "device"_a = py::none(), ReleaseGil(), "Waits for all streams of the device.");
 
   // -- Events.
-  py::class_<Event> event(m, "Event", "A marker in a stream's work, for waits and timing.");
   event.def(py::init([](std::optional<Device> device) { return new Event(device_or_host(device)); }),
             "device"_a = py::none());
   event.def_property_readonly("device", &Event::device);

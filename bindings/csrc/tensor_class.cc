@@ -147,6 +147,15 @@ void register_tensor_class(py::module_& m) {
     if (t.dim() == 0) throw py::type_error("len() of a 0-d tensor");
     return t.size(0);
   });
+  // The views along dim 0, as PyTorch's. Without it Python would iterate
+  // through __getitem__, and a 0-d tensor would iterate as empty instead of
+  // raising.
+  cls.def("__iter__", [](const Tensor& t) {
+    if (t.dim() == 0) throw py::type_error("iteration over a 0-d tensor");
+    py::list rows;
+    for (int64_t i = 0; i < t.size(0); ++i) rows.append(py::cast(t.select(0, i)));
+    return py::iter(rows);
+  });
   cls.def("__bool__", [](const Tensor& t) {
     py::gil_scoped_release release;
     return item_of(t, "bool(tensor)").to<bool>();

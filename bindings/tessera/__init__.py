@@ -12,6 +12,15 @@ releases the GIL while it runs. ``tessera.nn.functional`` holds the neural
 network ops. See docs/bindings.md for the whole API.
 """
 
+# Annotations stay strings: the stubs (generate_stubs.py) copy them from the
+# functions below, and numpy is imported only when a conversion needs it.
+from __future__ import annotations
+
+# Annotations say builtins.bool: `import *` below binds bool, int and float
+# to tessera's dtypes of those names.
+import builtins
+import typing
+
 from . import _tessera
 from ._tessera import *  # noqa: F401,F403
 from ._tessera import Tensor, device, dtype  # noqa: F401
@@ -21,6 +30,9 @@ from ._tessera import Tensor, device, dtype  # noqa: F401
 globals().update({name: value for name, value in vars(_tessera).items()
                   if name.startswith(("_foreach_", "_fused_"))})
 
+if typing.TYPE_CHECKING:
+    import numpy.typing
+
 __version__ = "0.1.0"
 
 
@@ -29,7 +41,7 @@ def _dtype_by_name(name: str) -> "dtype":
     return getattr(_tessera, name)
 
 
-def _numpy(self, *, force: bool = False):
+def _numpy(self: Tensor, *, force: builtins.bool = False) -> numpy.typing.NDArray[typing.Any]:
     """The tensor as a NumPy array sharing its memory (host devices only;
     with force=True, a tensor elsewhere is copied to the host first)."""
     import numpy
@@ -38,7 +50,8 @@ def _numpy(self, *, force: bool = False):
     return numpy.asarray(t)
 
 
-def _array(self, dtype=None, copy=None):
+def _array(self: Tensor, dtype: typing.Any = None,
+           copy: builtins.bool | None = None) -> numpy.typing.NDArray[typing.Any]:
     """NumPy's conversion hook: a view of host memory through the buffer
     protocol; a tensor on a device the host cannot address raises (NumPy
     would otherwise read it element by element)."""
@@ -47,14 +60,16 @@ def _array(self, dtype=None, copy=None):
     if not get_device_properties(self.device)["host_accessible"]:  # noqa: F405
         raise TypeError(f"can't convert a tensor on {self.device} to a NumPy array; "
                         "copy it to the host with .cpu() first")
-    array = numpy.asarray(memoryview(self))
+    # The buffer protocol is installed in C (interop.cc), out of the stubs' sight.
+    array = numpy.asarray(memoryview(self))  # type: ignore[arg-type]
     if dtype is not None and array.dtype != dtype:
         return array.astype(dtype)
     return array.copy() if copy else array
 
 
-Tensor.numpy = _numpy
-Tensor.__array__ = _array
+# Methods added to the extension's class (the stubs list them as Tensor's).
+Tensor.numpy = _numpy  # type: ignore[method-assign]
+Tensor.__array__ = _array  # type: ignore[method-assign]
 Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
 
 
@@ -63,21 +78,23 @@ class stream:
     of its device for the block, then restores the previous one (None: no
     change)."""
 
-    def __init__(self, s):
+    def __init__(self, s: Stream | None) -> None:  # noqa: F405
         self.stream = s
-        self._previous = None
+        self._previous: Stream | None = None  # noqa: F405
 
-    def __enter__(self):
+    def __enter__(self) -> Stream | None:  # noqa: F405
         if self.stream is not None:
             self._previous = current_stream(self.stream.device)  # noqa: F405
             set_stream(self.stream)  # noqa: F405
         return self.stream
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> typing.Literal[False]:
         if self._previous is not None:
             set_stream(self._previous)  # noqa: F405
         return False
 
 
 from . import nn  # noqa: E402,F401
-from . import special  # noqa: E402,F401
+# `import *` has bound the name already, to the extension's submodule (the
+# functions special.py re-exports), which this import keeps.
+from . import special  # type: ignore[no-redef]  # noqa: E402,F401

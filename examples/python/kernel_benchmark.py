@@ -8,11 +8,14 @@ op: one of OPS below (default matmul); size: the problem size (default
 """
 
 import sys
+from collections.abc import Callable
 
 import tessera
 
+Inputs = tuple[tessera.Tensor, ...]
 # name -> (make inputs(size, device), run(inputs), work(size) and its unit)
-OPS = {
+OPS: dict[str, tuple[Callable[[int, tessera.device], Inputs], Callable[[Inputs], tessera.Tensor],
+                     Callable[[int], tuple[float, str]]]] = {
     "matmul": (lambda n, d: (tessera.randn(n, n, device=d), tessera.randn(n, n, device=d)),
                lambda a: a[0] @ a[1], lambda n: (2 * n ** 3 / 1e9, "GFLOP/s")),
     "add": (lambda n, d: (tessera.randn(n * n, device=d), tessera.randn(n * n, device=d)),
@@ -24,7 +27,7 @@ OPS = {
 }
 
 
-def time_op(op: str, size: int, device, calls: int = 10) -> float:
+def time_op(op: str, size: int, device: tessera.device, calls: int = 10) -> float:
     make, run, _ = OPS[op]
     inputs = make(size, device)
     for _ in range(3):
@@ -38,7 +41,7 @@ def time_op(op: str, size: int, device, calls: int = 10) -> float:
     return start.elapsed_time(end) / calls
 
 
-def main():
+def main() -> None:
     op = sys.argv[1] if len(sys.argv) > 1 else "matmul"
     size = int(sys.argv[2]) if len(sys.argv) > 2 else 1024
     if op not in OPS:

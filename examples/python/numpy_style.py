@@ -14,7 +14,8 @@ import numpy as np
 import tessera
 
 
-def fit(device: str, steps: int = 300, lr: float = 0.1):
+def fit(device: str, steps: int = 300,
+        lr: float = 0.1) -> tuple[np.ndarray, float, np.ndarray]:
     rng = np.random.default_rng(0)
     x = rng.standard_normal((512, 8)).astype(np.float32)
     true_w = np.arange(1, 9, dtype=np.float32) / 4
@@ -32,7 +33,7 @@ def fit(device: str, steps: int = 300, lr: float = 0.1):
     return w.cpu().numpy(), loss, true_w
 
 
-def main():
+def main() -> None:
     devices = sys.argv[1:] or [str(d) for d in tessera.devices() if d.type != "template"]
     for device in devices:
         w, loss, true_w = fit(device)

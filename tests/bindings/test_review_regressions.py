@@ -1,0 +1,225 @@
+"""Regressions found by reviewing the tessera module as a NumPy/PyTorch user:
+crashes, leaks and results that differed from PyTorch's. Each test names
+the mistake it pins down."""
+
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tessera
+
+BINDINGS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "bindings"))
+
+
+def supports_float16(device):
+    return tessera.get_device_properties(device)["supports_float16"]
+
+
+def run_isolated(code):
+    """Runs code in a fresh interpreter in dev mode (PYTHONMALLOC=debug
+    poisons freed memory, so a use after free crashes there instead of
+    reading stale bytes); a crash fails the test rather than ending pytest."""
+    env = dict(os.environ, PYTHONPATH=BINDINGS + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-X", "dev", "-c", textwrap.dedent(code)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-2000:]}"
+    return proc.stdout
+
+
+def test_sequence_items_that_are_new_objects_stay_alive():
+    # tensor() and shape arguments walked sequences through borrowed handles
+    # to items that only a temporary owned: a range's large ints, an array's
+    # scalars and a tensor's rows were read after being freed.
+    out = run_isolated("""
+        import numpy as np
+        import tessera
+        print(tessera.tensor(range(10**6, 10**6 + 3)).tolist())
+        print(tessera.tensor([np.arange(2.5, 4.5), np.arange(2.0)]).tolist())
+        print(tessera.tensor([tessera.ones(2), tessera.zeros(2)]).tolist())
+        print(tessera.ones(2000).reshape(range(2000, 2001)).shape)
+    """)
+    assert out.split("\n")[:4] == [
+        "[1000000, 1000001, 1000002]", "[[2.5, 3.5], [0.0, 1.0]]",
+        "[[1.0, 1.0], [0.0, 0.0]]", "(2000,)"]
+
+
+def test_a_list_that_contains_itself_is_a_value_error():
+    # The nested-sequence walk recursed until the C stack overflowed.
+    out = run_isolated("""
+        import tessera
+        a = []
+        a.append(a)
+        try:
+            tessera.tensor(a)
+        except ValueError as e:
+            print("ValueError", e)
+    """)
+    assert out.startswith("ValueError tensor(): the data is nested more than")
+
+
+def test_shape_argument_past_int64_is_a_clean_type_error():
+    # The int form of a shape argument left its OverflowError set while
+    # pybind11 went on to the next overload ("<repr raised Error>").
+    with pytest.raises(TypeError) as info:
+        tessera.ones(3).sum(2**70)
+    assert "repr raised" not in str(info.value)
+    assert tessera.ones(3).sum(0).item() == 3.0
+
+
+def test_tensor_of_an_empty_list_is_float32():
+    assert tessera.tensor([]).dtype is tessera.float32
+    assert tessera.tensor([[], []]).shape == (2, 0)
+    assert tessera.tensor([[], []]).dtype is tessera.float32
+    assert tessera.tensor([], dtype=tessera.int32).dtype is tessera.int32
+
+
+def test_tensor_of_zero_dim_tensors(device):
+    # torch.tensor([t0, t1]) takes 0-d tensors as numbers; this raised
+    # "len() of a 0-d tensor".
+    values = [tessera.tensor(1.5, device=device), tessera.tensor(2, device=device)]
+    t = tessera.tensor(values)
+    assert t.dtype is tessera.float32 and t.tolist() == [1.5, 2.0]
+    ints = tessera.tensor([tessera.tensor(2, device=device), tessera.tensor(True, device=device)])
+    assert ints.dtype is tessera.int64 and ints.tolist() == [2, 1]
+    assert tessera.tensor([[tessera.tensor(7, device=device)], [3]]).tolist() == [[7], [3]]
+
+
+def test_refused_dlpack_export_does_not_leak_the_tensor():
+    # The capsule's context (holding the tensor) was made before the device
+    # was found to have no DLPack type, and never freed.
+    devices = [d for d in tessera.devices() if d.type not in ("cpu", "cuda")]
+    if not devices:
+        pytest.skip("no device without a DLPack device type")
+    device = devices[0]
+    gc.collect()
+    tessera.synchronize(device)
+    before = tessera.memory_allocated(device)
+    t = tessera.ones(1 << 18, device=device)
+    for kwargs in ({}, {"copy": True}, {"max_version": (1, 0)}):
+        with pytest.raises(TypeError, match="DLPack"):
+            t.__dlpack__(**kwargs)
+    del t
+    gc.collect()
+    tessera.synchronize(device)
+    assert tessera.memory_allocated(device) == before
+
+
+def test_dlpack_export_with_copy_is_independent():
+    t = tessera.arange(3)
+    exported = tessera.from_dlpack(t.__dlpack__(copy=True))
+    t.fill_(7)
+    assert exported.tolist() == [0, 1, 2]
+
+
+def test_number_beside_float16_overflows_to_inf(device):
+    # In-place and out= forms wrapped the number as a float16 0-d tensor,
+    # whose fill_ refused 1e5; PyTorch computes in float32 and gives inf.
+    if not supports_float16(device):
+        pytest.skip(f"{device} has no float16")
+    h = tessera.ones(2, dtype=tessera.float16, device=device)
+    g = h.clone()
+    g += 1e5
+    assert g.dtype is tessera.float16 and g.cpu().tolist() == [np.inf, np.inf]
+    assert h.clone().add_(1e5).cpu().tolist() == [np.inf, np.inf]
+    assert h.clone().sub_(1e5).cpu().tolist() == [-np.inf, -np.inf]
+    out = tessera.empty(2, dtype=tessera.float16, device=device)
+    assert tessera.add(h, 1e5, out=out) is out and out.cpu().tolist() == [np.inf, np.inf]
+    assert h.clone().mul_(0.1).cpu().tolist() == [float(np.float16(0.1))] * 2
+    zero_dim = tessera.tensor(1.0, dtype=tessera.float16, device=device)
+    r = 1e5 - zero_dim
+    assert r.dtype is tessera.float16 and r.item() == np.inf
+    b = tessera.ones(2, dtype=tessera.bfloat16, device=device)
+    b += 0.1
+    assert b.dtype is tessera.bfloat16 and b.cpu().tolist() == [1.1015625, 1.1015625]
+
+
+def test_special_number_operand_follows_the_same_rule(device):
+    if not supports_float16(device):
+        pytest.skip(f"{device} has no float16")
+    h = tessera.ones(2, dtype=tessera.float16, device=device)
+    # torch.special.xlog1py(ones(2, float16), 1e5) is inf too (the number in
+    # float16); this raised a fill_ overflow ValueError.
+    r = tessera.special.xlog1py(h, 1e5)
+    assert r.dtype is tessera.float16 and r.cpu().tolist() == [np.inf, np.inf]
+
+
+def test_multi_dot_refuses_a_tensor_for_its_list():
+    # A 3-D tensor was taken as the list of its matrices, where PyTorch (and
+    # cat, stack, the foreach ops here) raise a TypeError.
+    with pytest.raises(TypeError):
+        tessera.linalg.multi_dot(tessera.ones(3, 2, 2))
+    r = tessera.linalg.multi_dot((tessera.ones(2, 2), tessera.ones(2, 2)))
+    assert r.tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_device_compares_unequal_to_text_naming_no_device():
+    # `t.device == "cuda"` raised ValueError on a machine without CUDA.
+    d = tessera.device("cpu:0")
+    assert (d == "cuda") is False and (d != "cuda") is True
+    assert (d == "no-such-device:3") is False
+    assert d == "cpu:0" and d == tessera.host_device()
+
+
+def test_iteration(device):
+    # A 0-d tensor iterated as empty (through __getitem__'s IndexError);
+    # PyTorch raises TypeError.
+    with pytest.raises(TypeError, match="0-d"):
+        iter(tessera.tensor(1.0, device=device))
+    rows = list(tessera.arange(6, device=device).reshape(3, 2))
+    assert [r.cpu().tolist() for r in rows] == [[0, 1], [2, 3], [4, 5]]
+    assert [r.item() for r in tessera.arange(3, device=device)] == [0, 1, 2]
+    assert list(tessera.ones(0, device=device)) == []
+    # Rows are views, as PyTorch's.
+    x = tessera.zeros(2, 2, device=device)
+    for row in x:
+        row.fill_(1.0)
+    assert x.cpu().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+class _PyBuffer(ctypes.Structure):
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.py_object), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", ctypes.POINTER(ctypes.c_ssize_t)),
+                ("strides", ctypes.POINTER(ctypes.c_ssize_t)),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+_PyBUF_STRIDES = 0x0010 | 0x0008
+_PyBUF_C_CONTIGUOUS = 0x0020 | _PyBUF_STRIDES
+_PyBUF_F_CONTIGUOUS = 0x0040 | _PyBUF_STRIDES
+_PyBUF_ANY_CONTIGUOUS = 0x0080 | _PyBUF_STRIDES
+
+
+def buffer_strides(obj, flags):
+    """The byte strides of obj's buffer exported for a consumer's flags
+    (PyObject_GetBuffer raises the exporter's error)."""
+    view = _PyBuffer()
+    ctypes.pythonapi.PyObject_GetBuffer(ctypes.py_object(obj), ctypes.byref(view), flags)
+    try:
+        return [view.strides[i] for i in range(view.ndim)]
+    finally:
+        ctypes.pythonapi.PyBuffer_Release(ctypes.byref(view))
+
+
+def test_buffer_contiguity_requests_are_honoured():
+    # A consumer asking for a C-contiguous buffer got a transposed tensor's
+    # strides, which such a consumer does not read.
+    t = tessera.arange(6.0).reshape(2, 3).t()  # column-major
+    with pytest.raises(BufferError, match="contiguous"):
+        buffer_strides(t, _PyBUF_C_CONTIGUOUS)
+    assert buffer_strides(t, _PyBUF_F_CONTIGUOUS) == [4, 12]
+    assert buffer_strides(t, _PyBUF_ANY_CONTIGUOUS) == [4, 12]
+    assert buffer_strides(t.contiguous(), _PyBUF_C_CONTIGUOUS) == [8, 4]
+    stepped = tessera.arange(6.0)[::2]
+    with pytest.raises(BufferError):
+        buffer_strides(stepped, _PyBUF_ANY_CONTIGUOUS)
+    # Strided consumers (NumPy) still get the view.
+    assert np.asarray(t).tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    assert np.asarray(stepped).tolist() == [0.0, 2.0, 4.0]
