@@ -78,21 +78,22 @@ bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_
     memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
     const bool with_bias = grad_bias.defined();
     const auto fwd = dims.forward_training(with_bias);
+    nn::DnnlBuffers buffers;
 
     if (grad_input.defined()) {
       const Tensor w = weight.contiguous();
       const dnnl::convolution_backward_data::desc desc(
-          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
-          dims.any_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+          dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
       const dnnl::convolution_backward_data::primitive_desc pd(desc, eng, fwd);
       memory user_w(dims.plain_weights(), eng, w.data_ptr());
       Destination gx(grad_input);
       memory user_gx(dims.plain_src(), eng, gx.value.data_ptr());
       memory diff_src = pd.diff_src_desc() == user_gx.get_desc() ? user_gx
-                                                                 : memory(pd.diff_src_desc(), eng);
+                                                                 : buffers.make(pd.diff_src_desc());
       dnnl::convolution_backward_data(pd).execute(
-          strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm)},
-                 {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm)},
+          strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
+                 {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
                  {DNNL_ARG_DIFF_SRC, diff_src}});
       if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
       strm.wait();
@@ -103,12 +104,12 @@ bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_
       const Tensor x = input.contiguous();
       const auto desc =
           with_bias ? dnnl::convolution_backward_weights::desc(
-                          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
-                          dims.plain_bias(), dims.any_dst(), dims.strides, dims.dilates,
+                          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+                          dims.plain_bias(), dims.compute_dst(), dims.strides, dims.dilates,
                           dims.pad_l, dims.pad_r)
                     : dnnl::convolution_backward_weights::desc(
-                          dnnl::algorithm::convolution_direct, dims.any_src(), dims.any_weights(),
-                          dims.any_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+                          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+                          dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
       const dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, fwd);
       memory user_x(dims.plain_src(), eng, x.data_ptr());
       // The weight gradient is needed as the primitive's output even when
@@ -119,10 +120,10 @@ bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_
       memory user_gw(dims.plain_weights(), eng, gw.value.data_ptr());
       memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
                           ? user_gw
-                          : memory(pd.diff_weights_desc(), eng);
+                          : buffers.make(pd.diff_weights_desc());
       std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm)},
-          {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm)},
+          {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
+          {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
           {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
       std::optional<Destination> gb;
       if (with_bias) {

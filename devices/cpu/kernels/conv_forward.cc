@@ -1,10 +1,11 @@
 // The Conv2d kernel on the CPU.
 //
 //  - f32: oneDNN's convolution primitive (the library PyTorch's own CPU
-//    conv2d runs on). Source, weights and destination are declared with
-//    format "any" so that oneDNN picks its blocked layouts (nChw16c...) and
-//    its JIT AVX-512 direct convolution; our NCHW tensors are reordered in
-//    and out, which costs a few MB of copies against GFLOPs of work.
+//    conv2d runs on). Source and destination are declared channel-blocked
+//    (nChw16c with AVX-512, see DnnlConvDims::compute_src), weights "any",
+//    so that oneDNN runs its JIT direct convolution; our NCHW tensors are
+//    reordered in and out, which costs a few MB of copies against GFLOPs
+//    of work.
 //    oneDNN caches the compiled primitives itself (primitive cache), so a
 //    repeated shape pays for the JIT once. Measured on ResNet's
 //    [8,64,56,56] x [64,64,3,3], padding 1, 2 threads, same run side by
@@ -53,11 +54,11 @@ bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const T
     auto desc = b.defined()
                     ? dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          dims.any_src(), dims.any_weights(), dims.plain_bias(), dims.any_dst(),
+                          dims.compute_src(), dims.any_weights(), dims.plain_bias(), dims.compute_dst(),
                           dims.strides, dims.dilates, dims.pad_l, dims.pad_r)
                     : dnnl::convolution_forward::desc(
                           dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          dims.any_src(), dims.any_weights(), dims.any_dst(), dims.strides,
+                          dims.compute_src(), dims.any_weights(), dims.compute_dst(), dims.strides,
                           dims.dilates, dims.pad_l, dims.pad_r);
     dnnl::convolution_forward::primitive_desc pd(desc, eng);
 
@@ -65,10 +66,11 @@ bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const T
     memory user_wei(dims.plain_weights(), eng, w.data_ptr());
     memory user_dst(dims.plain_dst(), eng, y.data_ptr());
     const bool reorder_dst = pd.dst_desc() != user_dst.get_desc();
-    memory dst = reorder_dst ? memory(pd.dst_desc(), eng) : user_dst;
+    nn::DnnlBuffers buffers;
+    memory dst = reorder_dst ? buffers.make(pd.dst_desc()) : user_dst;
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm)},
-        {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm)},
+        {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm, buffers)},
+        {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm, buffers)},
         {DNNL_ARG_DST, dst}};
     if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(dims.plain_bias(), eng, b.data_ptr()));
     dnnl::convolution_forward(pd).execute(strm, args);
