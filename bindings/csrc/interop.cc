@@ -98,7 +98,24 @@ const char* format_of(DType t) {
   return nullptr;
 }
 
-Tensor tensor_from_buffer(py::handle obj) {
+// What to do with memory the exporter marks read-only: tensors are always
+// writable, so sharing it would let a write change an immutable object
+// (bytes, a read-only array). from_numpy/from_dlpack promise sharing and
+// refuse; as_tensor/tensor() copy instead.
+enum class ReadOnly { kRefuse, kCopy };
+
+Tensor shared_or_copied(Tensor shared, bool read_only, ReadOnly policy, const char* op) {
+  if (!read_only) return shared;
+  if (policy == ReadOnly::kRefuse) {
+    throw py::value_error(std::string(op) + ": the array is read-only, and a tensor sharing it "
+                          "would be writable; pass a writable copy (for NumPy, a.copy()), or "
+                          "use tessera.tensor() to copy");
+  }
+  py::gil_scoped_release release;
+  return shared.clone();  // the borrowed view goes, releasing the exporter
+}
+
+Tensor tensor_from_buffer(py::handle obj, ReadOnly policy) {
   auto view = std::make_unique<Py_buffer>();
   if (PyObject_GetBuffer(obj.ptr(), view.get(), PyBUF_RECORDS_RO) != 0) throw py::error_already_set();
   Py_buffer* raw = view.release();
@@ -128,7 +145,10 @@ Tensor tensor_from_buffer(py::handle obj) {
   }
   if (raw->strides == nullptr) strides = tessera::contiguous_strides(sizes);
   const size_t nbytes = extent_bytes(sizes, strides, static_cast<size_t>(raw->itemsize));
-  return borrow(tessera::host_device(), raw->buf, nbytes, *dtype, sizes, strides, release);
+  const bool read_only = raw->readonly != 0;
+  return shared_or_copied(
+      borrow(tessera::host_device(), raw->buf, nbytes, *dtype, sizes, strides, release),
+      read_only, policy, "from_numpy");
 }
 
 // -- DLPack.
@@ -253,8 +273,13 @@ py::capsule export_dlpack(const Tensor& t, bool versioned) {
   });
 }
 
+// DLPack 1.0 capsules say when the producer's memory is read-only.
+uint64_t flags_of(const dlpack::ManagedTensorVersioned* m) { return m->flags; }
+uint64_t flags_of(const dlpack::ManagedTensor*) { return 0; }
+
 template <typename Managed>
-Tensor import_managed(Managed* managed, const char* used_name, PyObject* capsule) {
+Tensor import_managed(Managed* managed, const char* used_name, PyObject* capsule,
+                      ReadOnly policy) {
   const dlpack::Tensor& dl = managed->dl_tensor;
   std::optional<DType> dtype = dtype_of_dlpack(dl.dtype);
   if (!dtype) {
@@ -276,11 +301,15 @@ Tensor import_managed(Managed* managed, const char* used_name, PyObject* capsule
   char* data = static_cast<char*>(dl.data) + dl.byte_offset;
   const size_t nbytes = extent_bytes(sizes, strides, itemsize);
   // Consumed: the capsule no longer owns the tensor; the Storage does.
+  const bool read_only = (flags_of(managed) & dlpack::kFlagReadOnly) != 0;
+  if (read_only && policy == ReadOnly::kRefuse) {
+    shared_or_copied(Tensor(), true, policy, "from_dlpack");  // throws, capsule unconsumed
+  }
   PyCapsule_SetName(capsule, used_name);
-  return borrow(device, data, nbytes, *dtype, sizes, strides, [managed] {
+  return shared_or_copied(borrow(device, data, nbytes, *dtype, sizes, strides, [managed] {
     if (managed->deleter == nullptr) return;
     with_gil_if_alive([managed] { managed->deleter(managed); });
-  });
+  }), read_only, policy, "from_dlpack");
 }
 
 // The DLPack stream argument for a producer whose data the current stream
@@ -292,17 +321,17 @@ py::object consumer_stream(const Device& device) {
   return native == nullptr ? py::int_(1) : py::int_(reinterpret_cast<uintptr_t>(native));
 }
 
-Tensor from_dlpack(py::handle obj) {
+Tensor from_dlpack(py::handle obj, ReadOnly policy) {
   if (PyCapsule_CheckExact(obj.ptr())) {
     PyObject* c = obj.ptr();
     if (PyCapsule_IsValid(c, "dltensor_versioned")) {
       auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
           PyCapsule_GetPointer(c, "dltensor_versioned"));
-      return import_managed(m, "used_dltensor_versioned", c);
+      return import_managed(m, "used_dltensor_versioned", c, policy);
     }
     if (PyCapsule_IsValid(c, "dltensor")) {
       auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(c, "dltensor"));
-      return import_managed(m, "used_dltensor", c);
+      return import_managed(m, "used_dltensor", c, policy);
     }
     throw py::value_error("from_dlpack: the capsule is not an unconsumed DLPack tensor");
   }
@@ -323,7 +352,7 @@ Tensor from_dlpack(py::handle obj) {
     if (!e.matches(PyExc_TypeError)) throw;
     capsule = obj.attr("__dlpack__")("stream"_a = stream);  // a producer before DLPack 1.0
   }
-  return from_dlpack(capsule);
+  return from_dlpack(capsule, policy);
 }
 
 // What a buffer view of a tensor owns: the shape and byte strides it points
@@ -419,8 +448,8 @@ void release_tensor_buffer(PyObject*, Py_buffer* view) {
 
 std::optional<Tensor> tensor_from_array_object(py::handle obj) {
   if (py::isinstance<Tensor>(obj)) return obj.cast<Tensor>();
-  if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj);
-  if (PyObject_CheckBuffer(obj.ptr())) return tensor_from_buffer(obj);
+  if (py::hasattr(obj, "__dlpack__")) return from_dlpack(obj, ReadOnly::kCopy);
+  if (PyObject_CheckBuffer(obj.ptr())) return tensor_from_buffer(obj, ReadOnly::kCopy);
   return std::nullopt;
 }
 
@@ -464,7 +493,8 @@ void register_interop(py::module_& m) {
     dlpack::Device d = dlpack_device_of(t.device());
     return py::make_tuple(d.device_type, d.device_id);
   });
-  m.def("from_dlpack", &from_dlpack, "ext_tensor"_a,
+  m.def("from_dlpack", [](py::handle obj) { return from_dlpack(obj, ReadOnly::kRefuse); },
+        "ext_tensor"_a,
         "A tensor sharing the memory of an object that exports DLPack (NumPy, PyTorch, CuPy, "
         "JAX...) or of a DLPack capsule.");
   m.def("from_numpy", [](py::handle array) {
@@ -472,7 +502,7 @@ void register_interop(py::module_& m) {
       throw py::type_error("from_numpy: expected a NumPy array (or a buffer exporter), got " +
                            py::str(py::type::of(array).attr("__name__")).cast<std::string>());
     }
-    return tensor_from_buffer(array);
+    return tensor_from_buffer(array, ReadOnly::kRefuse);
   }, "ndarray"_a, "A host tensor sharing the array's memory: writes through either are seen "
                   "by the other; the array stays alive while the tensor does.");
 }

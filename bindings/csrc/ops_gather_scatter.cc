@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/csrc/bindings.h"
+#include "bindings/csrc/tensor_list_arg.h"
 #include "bindings/csrc/results.h"
 #include "bindings/csrc/tensor_indexing.h"
 #include "runtime/core/error.h"
@@ -27,7 +28,9 @@ using tessera::Scalar;
 using tessera::Shape;
 using tessera::Tensor;
 using tessera::TensorOptions;
-using OptionalIndices = std::vector<std::optional<Tensor>>;
+// Never a tensor: a 2-D index tensor passed for the whole list would be
+// read as one index per row (TensorListArg's reason).
+using OptionalIndices = OptionalTensorListArg;
 
 // -- index_add, index_copy, index_fill: self's slices along dim at index
 // (1-d, int64 or int32, no negative values) updated from source's slices
@@ -268,7 +271,10 @@ void register_scatters(py::module_& m, TensorClass& cls) {
     Tensor r = t.clone();
     return index_put_with_slices(r, indices, values, accumulate);
   }, "indices"_a, "values"_a, "accumulate"_a = false, ReleaseGil(), index_put_doc);
-  cls.def("index_put_", &index_put_with_slices, "indices"_a, "values"_a, "accumulate"_a = false,
+  cls.def("index_put_", [](Tensor& t, const OptionalIndices& indices, const Tensor& values,
+                           bool accumulate) -> Tensor& {
+    return index_put_with_slices(t, indices, values, accumulate);
+  }, "indices"_a, "values"_a, "accumulate"_a = false,
           ReleaseGil());
 }
 

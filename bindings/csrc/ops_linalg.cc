@@ -467,7 +467,7 @@ void register_linalg_submodule(py::module_& m) {
       Tensor r = matrix_norm(a, ord, dim, keepdim, dtype);
       return out ? tessera::write_out("linalg.matrix_norm", *out, r) : r;
     });
-  }, "A"_a, "ord"_a = "fro", "dim"_a = Shape{-2, -1}, "keepdim"_a = false, py::kw_only(),
+  }, "input"_a, "ord"_a = "fro", "dim"_a = Shape{-2, -1}, "keepdim"_a = false, py::kw_only(),
      "dtype"_a = py::none(), "out"_a = py::none(),
      "ord 'fro', 1, -1, inf or -inf ('nuc', 2 and -2 need singular values: "
      "NotImplementedError).");
@@ -492,7 +492,7 @@ void register_linalg_submodule(py::module_& m) {
       Tensor r = matrix_power(a, n);
       return out ? tessera::write_out("linalg.matrix_power", *out, r) : r;
     });
-  }, "A"_a, "n"_a, py::kw_only(), "out"_a = py::none());
+  }, "input"_a, "n"_a, py::kw_only(), "out"_a = py::none());
 }
 
 }  // namespace

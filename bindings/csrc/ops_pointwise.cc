@@ -180,19 +180,19 @@ void register_clamp(py::module_& m, TensorClass& cls) {
 
 template <typename Value, typename InPlace, typename Into>
 void def_binary(py::module_& m, TensorClass& cls, const char* name, Value value, InPlace in_place,
-                Into into, bool number_first, Methods methods) {
+                Into into, bool number_first, Methods methods, const char* other_name = "other") {
   auto define = [&](auto other_type) {
     using Other = decltype(other_type);
     m.def(name, [value, into](const Tensor& input, const Other& other, Tensor* out) {
       return value_or_out(out, [&] { return value(input, other); },
                           [&](Tensor& o) { into(o, input, other); });
-    }, "input"_a, "other"_a, py::kw_only(), "out"_a = py::none());
+    }, "input"_a, py::arg(other_name), py::kw_only(), "out"_a = py::none());
     if (methods == Methods::kNone) return;
     cls.def(name, [value](const Tensor& self, const Other& other) { return value(self, other); },
-            "other"_a, ReleaseGil());
+            py::arg(other_name), ReleaseGil());
     if (methods == Methods::kValueAndInPlace) {
       cls.def((std::string(name) + "_").c_str(), [in_place](Tensor& self, const Other& other)
-              -> Tensor& { return in_place(self, other); }, "other"_a, ReleaseGil());
+              -> Tensor& { return in_place(self, other); }, py::arg(other_name), ReleaseGil());
     }
   };
   define(Tensor());
@@ -208,7 +208,7 @@ void def_binary(py::module_& m, TensorClass& cls, const char* name, Value value,
         return value(scalar_operand(input, other), other);
       }
     }, [&](Tensor& o) { into(o, scalar_operand(input, other), other); });
-  }, "input"_a, "other"_a, py::kw_only(), "out"_a = py::none());
+  }, "input"_a, py::arg(other_name), py::kw_only(), "out"_a = py::none());
 }
 
 #define TESSERA_DEF_BINARY(name, number_first, methods)                                    \
@@ -219,7 +219,9 @@ void register_binary(py::module_& m, TensorClass& cls) {
   TESSERA_DEF_BINARY(floor_divide, true, kValueAndInPlace);
   TESSERA_DEF_BINARY(remainder, true, kValueAndInPlace);
   TESSERA_DEF_BINARY(fmod, false, kValueAndInPlace);
-  TESSERA_DEF_BINARY(pow, true, kValueAndInPlace);
+  // PyTorch names pow's second operand `exponent`.
+  def_binary(m, cls, "pow", TESSERA_VALUE(pow), TESSERA_IN_PLACE(pow), TESSERA_INTO(pow), true,
+             Methods::kValueAndInPlace, "exponent");
   TESSERA_DEF_BINARY(maximum, false, kValue);
   TESSERA_DEF_BINARY(minimum, false, kValue);
   TESSERA_DEF_BINARY(atan2, false, kValueAndInPlace);
@@ -371,16 +373,17 @@ void register_arithmetic(py::module_& m, TensorClass& cls) {
   def_div_method(Tensor());
   def_div_method(Scalar());
 
-  // result_type(tensor1, tensor2): numbers on either side or both.
+  // result_type(tensor, other), as PyTorch names them: numbers on either
+  // side or both.
   m.def("result_type", py::overload_cast<const Tensor&, const Tensor&>(&tessera::result_type),
-        "tensor1"_a, "tensor2"_a);
+        "tensor"_a, "other"_a);
   m.def("result_type", py::overload_cast<const Tensor&, Scalar>(&tessera::result_type),
-        "tensor1"_a, "tensor2"_a);
+        "tensor"_a, "other"_a);
   m.def("result_type", [](Scalar a, const Tensor& b) { return tessera::result_type(b, a); },
-        "tensor1"_a, "tensor2"_a);
+        "tensor"_a, "other"_a);
   m.def("result_type", [](Scalar a, Scalar b) {
     return tessera::default_dtype_for(std::max(a.category(), b.category()));
-  }, "tensor1"_a, "tensor2"_a,
+  }, "tensor"_a, "other"_a,
      "The dtype an elementwise op of the two gives (numbers promote less than tensors).");
 }
 

@@ -7,6 +7,7 @@
 // overload (`_foreach_add(xs, t)`) instead of iterating t.
 #pragma once
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -15,6 +16,9 @@
 namespace tessera_py {
 
 struct TensorListArg : std::vector<tessera::Tensor> {};
+
+// The same for lists whose entries may be None (index_put's `indices`).
+struct OptionalTensorListArg : std::vector<std::optional<tessera::Tensor>> {};
 
 }  // namespace tessera_py
 
@@ -30,6 +34,21 @@ struct type_caster<tessera_py::TensorListArg> {
     if (!list.load(src, convert)) return false;
     static_cast<std::vector<tessera::Tensor>&>(value) =
         std::move(cast_op<std::vector<tessera::Tensor>&>(list));
+    return true;
+  }
+};
+
+template <>
+struct type_caster<tessera_py::OptionalTensorListArg> {
+  PYBIND11_TYPE_CASTER(tessera_py::OptionalTensorListArg,
+                       const_name("Sequence[Optional[Tensor]]"));
+
+  bool load(handle src, bool convert) {
+    if (isinstance<tessera::Tensor>(src)) return false;
+    make_caster<std::vector<std::optional<tessera::Tensor>>> list;
+    if (!list.load(src, convert)) return false;
+    static_cast<std::vector<std::optional<tessera::Tensor>>&>(value) =
+        std::move(cast_op<std::vector<std::optional<tessera::Tensor>>&>(list));
     return true;
   }
 };

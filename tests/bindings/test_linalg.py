@@ -300,7 +300,7 @@ def test_linalg_norms(device, dtype, np_dtype, tol, needs):
     for ord_, expected in matrix_cases:
         check(tessera.linalg.matrix_norm(ta, ord=ord_), expected, max(tol, 1e-5))
         check(tessera.linalg.norm(ta, ord_, dim=(1, 2)), expected, max(tol, 1e-5))
-    check(tessera.linalg.matrix_norm(A=ta, ord=1, dim=(0, 2), keepdim=True),
+    check(tessera.linalg.matrix_norm(input=ta, ord=1, dim=(0, 2), keepdim=True),
           x.sum(0).max(-1)[None, :, None], max(tol, 1e-5))
     check(tessera.linalg.norm(ta), np.sqrt((x ** 2).sum()), max(tol, 1e-5))
     check(tessera.linalg.norm(ta.select(0, 0), 1), x[0].sum(0).max(),

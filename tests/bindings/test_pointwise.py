@@ -343,7 +343,8 @@ def test_binary_ops(device, dtype):
         result = binary_result(name, dtype)
         expected = ref(a, b)
         check(fn(x, y), expected, result, what=name)
-        check(fn(input=x, other=y), expected, result, what=name)
+        keyword = "exponent" if name == "pow" else "other"  # PyTorch's names
+        check(fn(input=x, **{keyword: y}), expected, result, what=name)
         check(getattr(x, name)(y), expected, result, what=f"Tensor.{name}")
         expected_number = ref(a, np.array(number, dtype=NP_DTYPE[dtype]))
         check(fn(x, number), expected_number, result, what=f"{name}(x, {number})")

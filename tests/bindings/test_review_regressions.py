@@ -223,3 +223,37 @@ def test_buffer_contiguity_requests_are_honoured():
     # Strided consumers (NumPy) still get the view.
     assert np.asarray(t).tolist() == [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
     assert np.asarray(stepped).tolist() == [0.0, 2.0, 4.0]
+
+
+def test_read_only_memory_is_never_shared_writable():
+    np = pytest.importorskip("numpy")
+    frozen = np.arange(4, dtype=np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        tessera.from_numpy(frozen)
+    with pytest.raises(ValueError, match="read-only"):
+        tessera.from_dlpack(frozen)
+    copied = tessera.as_tensor(frozen)  # as_tensor copies what it cannot share
+    copied.fill_(7)
+    assert frozen.tolist() == [0, 1, 2, 3]
+    data = b"\x01\x02\x03\x04"
+    t = tessera.as_tensor(data)
+    t.fill_(0)
+    assert data == b"\x01\x02\x03\x04" and t.tolist() == [0, 0, 0, 0]
+
+
+def test_index_put_refuses_a_tensor_for_its_list_of_indices():
+    x = tessera.zeros(3, 3)
+    with pytest.raises(TypeError):
+        x.index_put(tessera.tensor([[0, 1]]), tessera.ones(2))
+    r = x.index_put((tessera.tensor([0, 1]), tessera.tensor([2, 0])), tessera.ones(2))
+    assert r.tolist() == [[0, 0, 1], [1, 0, 0], [0, 0, 0]]
+
+
+def test_keyword_names_follow_pytorch():
+    x = tessera.tensor([2.0, 3.0])
+    assert tessera.pow(input=x, exponent=2).tolist() == [4.0, 9.0]
+    assert x.pow(exponent=2).tolist() == [4.0, 9.0]
+    assert tessera.result_type(tensor=x, other=1) == tessera.float32
+    m = tessera.eye(2)
+    assert tessera.linalg.matrix_power(input=m, n=2).tolist() == [[1.0, 0.0], [0.0, 1.0]]

@@ -218,4 +218,4 @@ def test_result_type_of_numbers():
     assert tessera.result_type(1, 2) == tessera.int64
     assert tessera.result_type(1, 2.0) == tessera.float32
     assert tessera.result_type(True, False) == tessera.bool
-    assert tessera.result_type(tensor1=True, tensor2=3) == tessera.int64
+    assert tessera.result_type(tensor=True, other=3) == tessera.int64
