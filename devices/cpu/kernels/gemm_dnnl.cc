@@ -64,6 +64,13 @@ void transpose_into(const float* t, int64_t n, int64_t m, float* c, int64_t ldc)
   });
 }
 
+// True when oneDNN's kernels run with AVX-512 on this CPU (they choose at
+// run time; the library itself is built for x86-64-v3).
+bool sgemm_has_avx512() {
+  static const bool yes = dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core;
+  return yes;
+}
+
 }  // namespace
 
 void match_dnnl_threads() {
@@ -83,9 +90,9 @@ bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t
   const int64_t ldc = m == 1 ? n : c_rs;
   match_dnnl_threads();
   const int64_t ldc_ = ldc < n ? n : ldc;
-  // Workaround: when b is row-major ('N') and 32-byte aligned, as every
-  // tensor from the caching allocator is, oneDNN 2.6.3's sgemm takes a
-  // slower path on this AVX2 machine for mid-size products; a b that is
+  // Workaround, on AVX2 only: when b is row-major ('N') and 32-byte
+  // aligned, as every tensor from the caching allocator is, oneDNN 2.6.3's
+  // sgemm takes a slower path on an AVX2 machine for mid-size products; a b that is
   // not 32-byte aligned (malloc'd, as in our comparisons) takes the fast
   // one, on par with torch. Measured (2 threads, best of 30 x 10 calls,
   // quiet machine), n=512: aligned b 2.08 ms (129 GFLOP/s), b misaligned
@@ -96,6 +103,8 @@ bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t
   // call of their own and the rest start 16 bytes past b's alignment:
   // n=512 1.62 ms (166 GFLOP/s). Outside that window the split costs more
   // than it saves (n=1024 13.3 vs 12.1 ms; n=256/384 6-9% slower).
+  // With AVX-512 the split is what costs: n=512 285 GFLOP/s split against
+  // 343 unsplit (torch.mm 341-348), 2-core Xeon, quiet, two runs each.
   // A transposed a ('T': a weight gradient's dY^T X, whose K is the batch
   // and whose dY is the wide one) costs oneDNN a repacking of a; when a is
   // the larger operand, the transposed problem c^T = b^T a^T repacks the
@@ -113,7 +122,7 @@ bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t
   constexpr int64_t kSplitCols = 4;
   if (tb == 'N' && n > 8 * kSplitCols && m * n * k > (int64_t{1} << 26) &&
       m * n * k <= (int64_t{1} << 27) &&
-      reinterpret_cast<uintptr_t>(b) % 32 == 0) {
+      reinterpret_cast<uintptr_t>(b) % 32 == 0 && !sgemm_has_avx512()) {
     return dnnl_sgemm(ta, tb, m, kSplitCols, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc_) ==
                dnnl_success &&
            dnnl_sgemm(ta, tb, m, n - kSplitCols, k, 1.0f, a, lda, b + kSplitCols, ldb, 0.0f,
