@@ -17,7 +17,10 @@
 // backward (PyTorch's CPU flash kernel has the same split).
 //
 // The exponentials run 8 lanes at a time on the softmax kernels' vector
-// exp; Eigen is single-threaded here, each GEMM a tile's worth.
+// exp. Each tile GEMM runs on the calling thread through oneDNN's sgemm,
+// which picks its kernel (AVX-512 where the CPU has it) at run time: with
+// the library built for x86-64-v3, Eigen's tile GEMMs lost AVX-512 and the
+// bench's causal attention fell from 1.11x to 0.90x torch.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -28,9 +31,13 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <Eigen/Dense>
 
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
+
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/normalization_vec.h"
 #include "devices/cpu/kernels/parallel.h"
+#include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
 namespace tessera::cpu {
@@ -40,6 +47,20 @@ namespace {
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstTile = Eigen::Map<const RowMajor>;
 using Tile = Eigen::Map<RowMajor>;
+
+// c [m, n] (row stride ldc) = op(a) op(b) + beta c, row-major operands,
+// op(x) = x or x^T: oneDNN's sgemm on this thread alone (the tiles are
+// already spread over the pool's threads).
+void tile_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+               const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  const int threads = omp_get_max_threads();
+  if (threads != 1) omp_set_num_threads(1);
+  const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda,
+                                          b, ldb, beta, c, ldc);
+  if (threads != 1) omp_set_num_threads(threads);
+  TESSERA_CHECK(status == dnnl_success, DeviceError, "attention: oneDNN sgemm failed (status ",
+                static_cast<int>(status), ") on a ", m, " x ", n, " x ", k, " tile");
+}
 
 // Query rows and keys per tile: a 64 x 256 float tile is 64 KiB, and
 // the query, key and value blocks of head dim 64 beside it fit in L2.
@@ -88,8 +109,7 @@ int64_t key_end(const Geometry& g, bool is_causal, int64_t r0, int64_t n) {
 void score_tile(float* scores, const float* q_scaled, const float* k, const Geometry& g,
                 const BiasView& bias, int64_t bh, bool is_causal, int64_t r0, int64_t n,
                 int64_t c0, int64_t kb) {
-  Tile s(scores, n, kb);
-  s.noalias() = ConstTile(q_scaled, n, g.e) * ConstTile(k + c0 * g.e, kb, g.e).transpose();
+  tile_gemm(false, true, n, kb, g.e, q_scaled, g.e, k + c0 * g.e, g.e, 0.0f, scores, kb);
   for (int64_t i = 0; i < n; ++i) {
     float* row = scores + i * kb;
     if (bias.data != nullptr) {
@@ -196,7 +216,8 @@ struct ForwardTask {
         l[i] = l[i] * rescale + block_sum;
         m[i] = m_new;
       }
-      acc.noalias() += ConstTile(scores.data(), n, kb) * ConstTile(vh + c0 * g.ev, kb, g.ev);
+      tile_gemm(false, false, n, g.ev, kb, scores.data(), kb, vh + c0 * g.ev, g.ev, 1.0f, o,
+                g.ev);
     }
     for (int64_t i = 0; i < n; ++i) {
       float& row_lse = lse[bh * g.l + r0 + i];
@@ -262,8 +283,6 @@ struct BackwardTask {
         for (int64_t j = 0; j < g.ev; ++j) d += go[i * g.ev + j] * o[i * g.ev + j];
         delta[static_cast<size_t>(i)] = d;
       }
-      const ConstTile go_tile(go, n, g.ev);
-      const ConstTile qs_tile(q_scaled.data(), n, g.e);
       Tile dq(grad_q + (bh * g.l + r0) * g.e, n, g.e);
       dq.setZero();
       for (int64_t c0 = 0; c0 < kend; c0 += kKeyBlock) {
@@ -273,19 +292,22 @@ struct BackwardTask {
           // +inf (a row that attends nothing) gives probabilities 0.
           exp_shifted(probs.data() + i * kb, kb, row_lse[i]);
         }
-        const ConstTile p(probs.data(), n, kb);
-        dv.middleRows(c0, kb).noalias() += p.transpose() * go_tile;
-        Tile ds(grad_scores.data(), n, kb);
-        ds.noalias() = go_tile * ConstTile(vh + c0 * g.ev, kb, g.ev).transpose();
+        // dV[c0..] += P^T dO; dS = dO V^T.
+        tile_gemm(true, false, kb, g.ev, n, probs.data(), kb, go, g.ev, 1.0f,
+                  grad_v + (bh * g.s + c0) * g.ev, g.ev);
+        tile_gemm(false, true, n, kb, g.ev, go, g.ev, vh + c0 * g.ev, g.ev, 0.0f,
+                  grad_scores.data(), kb);
         for (int64_t i = 0; i < n; ++i) {
           float* ds_row = grad_scores.data() + i * kb;
           const float* p_row = probs.data() + i * kb;
           const float d = delta[static_cast<size_t>(i)];
           for (int64_t j = 0; j < kb; ++j) ds_row[j] = p_row[j] * (ds_row[j] - d);
         }
-        const ConstTile ds_tile(grad_scores.data(), n, kb);
-        dq.noalias() += ds_tile * ConstTile(kh + c0 * g.e, kb, g.e);
-        dk.middleRows(c0, kb).noalias() += ds_tile.transpose() * qs_tile;
+        // dQ += dS K; dK[c0..] += dS^T (scale Q).
+        tile_gemm(false, false, n, g.e, kb, grad_scores.data(), kb, kh + c0 * g.e, g.e, 1.0f,
+                  grad_q + (bh * g.l + r0) * g.e, g.e);
+        tile_gemm(true, false, kb, g.e, n, grad_scores.data(), kb, q_scaled.data(), g.e, 1.0f,
+                  grad_k + (bh * g.s + c0) * g.e, g.e);
       }
       dq *= scale;
     }
