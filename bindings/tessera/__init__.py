@@ -67,7 +67,30 @@ def _array(self: Tensor, dtype: typing.Any = None,
     return array.copy() if copy else array
 
 
+def _rebuild_tensor(data: bytes, dtype_name: str, shape: tuple, device_text: str) -> "Tensor":
+    """Unpickles a tensor: its values (row-major bytes of dtype_name, or
+    float32 for bfloat16, which has no buffer format) on device_text."""
+    stored = _tessera.float32 if dtype_name == "bfloat16" else getattr(_tessera, dtype_name)
+    flat = empty(len(data) // stored.itemsize, dtype=stored)  # noqa: F405
+    if data:
+        memoryview(flat).cast("B")[:] = data  # type: ignore[arg-type]
+    return flat.view(shape).to(device(device_text), getattr(_tessera, dtype_name))  # noqa: F405
+
+
+def _reduce(self: "Tensor") -> tuple:
+    """Pickling (and copy.deepcopy): the values, dtype, shape and device.
+    The copy is a new tensor; views do not stay views of a shared base."""
+    host = self.cpu()
+    if self.dtype == _tessera.bfloat16:
+        host = host.float()
+    host = host.contiguous()
+    name = str(self.dtype).split(".", 1)[1]
+    return (_rebuild_tensor, (bytes(memoryview(host)), name, tuple(self.shape),
+                              str(self.device)))
+
+
 # Methods added to the extension's class (the stubs list them as Tensor's).
+Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]
 Tensor.numpy = _numpy  # type: ignore[method-assign]
 Tensor.__array__ = _array  # type: ignore[method-assign]
 Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators

@@ -257,3 +257,20 @@ def test_keyword_names_follow_pytorch():
     assert tessera.result_type(tensor=x, other=1) == tessera.float32
     m = tessera.eye(2)
     assert tessera.linalg.matrix_power(input=m, n=2).tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_tensors_pickle_and_deepcopy(device):
+    import copy
+    import pickle
+
+    for dtype in (tessera.float32, tessera.int64, tessera.bool, tessera.float16, tessera.bfloat16):
+        props = tessera.get_device_properties(device)
+        if dtype == tessera.float16 and not props["supports_float16"]:
+            continue
+        x = tessera.tensor([[1, 0, 3], [4, 5, 0]], dtype=dtype, device=device).T  # strided
+        for clone in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+            assert clone.dtype == dtype and clone.device == x.device and clone.shape == (3, 2)
+            assert clone.cpu().tolist() == x.cpu().tolist()
+            assert clone.data_ptr() != x.data_ptr()
+    empty = pickle.loads(pickle.dumps(tessera.zeros(0, 3, device=device)))
+    assert empty.shape == (0, 3)
