@@ -90,7 +90,7 @@ def _reduce(self: "Tensor") -> tuple:
 
 
 # Methods added to the extension's class (the stubs list them as Tensor's).
-Tensor.__reduce__ = _reduce  # type: ignore[method-assign,assignment]
+setattr(Tensor, "__reduce__", _reduce)  # mypy: stubs differ on whether Tensor declares it
 Tensor.numpy = _numpy  # type: ignore[method-assign]
 Tensor.__array__ = _array  # type: ignore[method-assign]
 Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators
