@@ -22,6 +22,8 @@ from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from package_files import build_package_files  # noqa: E402
 
 
 class BuildExtensionWithBazel(build_py):
@@ -29,28 +31,8 @@ class BuildExtensionWithBazel(build_py):
         if shutil.which("bazel") is None:
             raise SystemExit("tessera needs Bazel to build (./dev setup installs it)")
         files = os.environ.get("TESSERA_BINDINGS_FILES") or "package_files"
-        if files not in ("package_files", "package_files_quick"):
-            raise SystemExit(f"TESSERA_BINDINGS_FILES={files!r}: expected package_files "
-                             "or package_files_quick")
-        subprocess.check_call(
-            ["bazel", "build", f"--repo_env=PYTHON_BIN_PATH={sys.executable}",
-             f"//bindings:{files}"],
-            cwd=ROOT,
-        )
-        with open(os.path.join(ROOT, "bazel-bin", "bindings", f"{files}.txt")) as listing:
-            built = [line.strip() for line in listing if line.strip()]
-        package = os.path.join(HERE, "tessera")
-        # A device library from an earlier build would load against this
-        # build's runtime: only the listed ones stay.
-        names = {os.path.basename(path) for path in built}
-        for name in os.listdir(package):
-            if name.startswith("libtessera_") and name.endswith(".so") and name not in names:
-                os.remove(os.path.join(package, name))
-        for path in built:
-            target = os.path.join(package, os.path.basename(path))
-            if os.path.exists(target):
-                os.remove(target)  # never overwrite a library a process has loaded
-            shutil.copyfile(os.path.join(ROOT, path), target)
+        build_package_files(ROOT, "bindings", files, os.path.join(HERE, "tessera"),
+                            "TESSERA_BINDINGS_FILES")
         # The extension's type stubs, installed with it (package-data).
         subprocess.check_call([sys.executable, os.path.join(HERE, "generate_stubs.py")])
         super().run()

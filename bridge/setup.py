@@ -13,7 +13,6 @@ to compile; ./dev demo uses it on a machine without an NVIDIA GPU).
 
 import os
 import shutil
-import subprocess
 import sys
 
 from setuptools import setup
@@ -21,6 +20,8 @@ from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from package_files import build_package_files  # noqa: E402
 
 
 class BuildExtensionWithBazel(build_py):
@@ -36,28 +37,8 @@ class BuildExtensionWithBazel(build_py):
         if shutil.which("bazel") is None:
             raise SystemExit("torch_tessera needs Bazel to build (./dev setup installs it)")
         files = os.environ.get("TESSERA_BRIDGE_FILES") or "package_files"
-        if files not in ("package_files", "package_files_quick"):
-            raise SystemExit(f"TESSERA_BRIDGE_FILES={files!r}: expected package_files "
-                             "or package_files_quick")
-        subprocess.check_call(
-            ["bazel", "build", f"--repo_env=PYTHON_BIN_PATH={sys.executable}",
-             f"//bridge:{files}"],
-            cwd=ROOT,
-        )
-        with open(os.path.join(ROOT, "bazel-bin", "bridge", f"{files}.txt")) as listing:
-            built = [line.strip() for line in listing if line.strip()]
-        package = os.path.join(HERE, "torch_tessera")
-        # A device library from an earlier build would load against this
-        # build's runtime: only the listed ones stay.
-        names = {os.path.basename(path) for path in built}
-        for name in os.listdir(package):
-            if name.startswith("libtessera_") and name.endswith(".so") and name not in names:
-                os.remove(os.path.join(package, name))
-        for path in built:
-            target = os.path.join(package, os.path.basename(path))
-            if os.path.exists(target):
-                os.remove(target)
-            shutil.copyfile(os.path.join(ROOT, path), target)
+        build_package_files(ROOT, "bridge", files, os.path.join(HERE, "torch_tessera"),
+                            "TESSERA_BRIDGE_FILES")
         super().run()
 
 
