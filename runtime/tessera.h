@@ -10,6 +10,7 @@
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 #include "runtime/device/device_registry.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/matmul_precision.h"
 #include "runtime/ops/ops.h"

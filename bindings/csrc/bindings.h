@@ -34,6 +34,7 @@ void register_tensor_class(py::module_& m);
 void register_creation_ops(py::module_& m);
 void register_runtime_state(py::module_& m);  // streams, events, memory, seeds, fallback
 void register_interop(py::module_& m);        // NumPy, buffer protocol, DLPack
+void register_io(py::module_& m);             // safetensors files
 void register_pointwise_ops(py::module_& m);
 void register_reduction_ops(py::module_& m);
 void register_special_ops(py::module_& m);  // tessera.special and the math beside it

@@ -46,6 +46,7 @@ PYBIND11_MODULE(_tessera, m) {
   register_creation_ops(m);
   register_runtime_state(m);
   register_interop(m);
+  register_io(m);
   register_pointwise_ops(m);
   register_reduction_ops(m);
   register_special_ops(m);

@@ -43,6 +43,10 @@ def cuda_objects(name, srcs, hdrs = [], nvcc_flags = []):
         so that a change to one recompiles what uses it.
       nvcc_flags: flags for these sources only, after the common ones.
     """
+    # Where #include "runtime/..." starts: the execroot, or external/<name>
+    # when another workspace builds this one as @<name> (docs/embedded.md).
+    repository = native.repository_name()
+    root = "." if repository == "@" else "external/" + repository[1:]
     objects = []
     for src in srcs:
         stem = src[:-len(".cu")]
@@ -55,12 +59,13 @@ def cuda_objects(name, srcs, hdrs = [], nvcc_flags = []):
             cmd = """
 set -e
 gencode=$$(%s "$(TESSERA_CUDA_ARCHS)")
-%s %s %s $$gencode -I. -I%s -c $(location %s) -o $@
+%s %s %s $$gencode -I%s -I%s -c $(location %s) -o $@
 """ % (
                 "$(location //devices/cuda:nvcc_gencode.sh)",
                 NVCC,
                 _NVCC_FLAGS,
                 " ".join(nvcc_flags),
+                root,
                 CUBLAS_INCLUDE,
                 src,
             ),

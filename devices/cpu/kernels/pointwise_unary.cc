@@ -34,7 +34,7 @@ inline C nan_min(C x, C hi) {
   return x > hi ? hi : x;
 }
 
-// tanh and sigmoid of float32 tensors on the vector helpers
+// tanh, sigmoid and gelu of float32 tensors on the vector helpers
 // (vec_activation.h): contiguous tensors as one flat run, others row by
 // row (a view such as an LSTM's gate block has contiguous rows), rows with
 // strides staged through a float block; false leaves the call to the
@@ -66,10 +66,14 @@ void vector_map(Tensor& out, const Tensor& in, F f) {
 }
 
 bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
+  // Lambdas, not function pointers: the map loops then inline the math
+  // instead of calling it for every vector.
   if (op == UnaryOp::kTanh) {
-    vector_map(out, in, vec::tanh_v);
+    vector_map(out, in, [](vec::f32v x) { return vec::tanh_v(x); });
   } else if (op == UnaryOp::kSigmoid) {
-    vector_map(out, in, vec::sigmoid_v);
+    vector_map(out, in, [](vec::f32v x) { return vec::sigmoid_v(x); });
+  } else if (op == UnaryOp::kGelu) {
+    vector_map(out, in, [](vec::f32v x) { return vec::gelu_v(x); });
   } else {
     return false;
   }

@@ -1,7 +1,9 @@
-// tanh and sigmoid of float vectors (the LSTM and GRU cells' hot loops),
-// on the softmax kernels' vector exp (normalization_vec.h). glibc's scalar
-// tanhf costs about 10 ns an element; these run 8 lanes at a time within a
-// few ulp of the exact value. NaN passes through, signs of zero are kept.
+// tanh and sigmoid of float vectors (the LSTM and GRU cells' hot loops)
+// and the exact GELU (transformers' feed-forward layers), on the softmax
+// kernels' vector exp (normalization_vec.h). glibc's scalar tanhf and erff
+// cost about 10 ns an element; these run 8 lanes at a time, tanh and
+// sigmoid within a few ulp of the exact value (gelu: see gelu_v). NaN
+// passes through, signs of zero are kept.
 #pragma once
 
 #include <climits>
@@ -43,6 +45,38 @@ inline f32v sigmoid_v(f32v x) {
   const f32v a = floatsv(bitsv(x) & ~splat_sign_mask());
   const f32v e = exp_nonpositive(-a);
   const f32v r = (x < 0.0f ? e : splatv(1.0f)) / (1.0f + e);
+  return x != x ? x : r;
+}
+
+// erfc(a) for a >= 0 (not NaN), as exp(-a^2) h(t) with t = 1 / (1 + a / 2)
+// and h a degree-9 polynomial fitted (least squares, relative) to
+// erfc(a) exp(a^2) over a in [0, 9.5]: relative error below 4e-7 up to
+// a = 4 (past 4, erfc < 2e-8; past 9.3, exp(-a^2) is 0 in float).
+inline f32v erfc_nonnegative(f32v a) {
+  const f32v t = 1.0f / (1.0f + 0.5f * a);
+  f32v h = splatv(-5.4956062106e-02f);
+  h = h * t + 2.6329719559e-01f;
+  h = h * t - 4.3984383214e-01f;
+  h = h * t + 2.1873907035e-01f;
+  h = h * t + 1.9332329598e-02f;
+  h = h * t + 1.7993498577e-01f;
+  h = h * t + 2.5027859575e-01f;
+  h = h * t + 2.8098956112e-01f;
+  h = h * t + 2.8223483107e-01f;
+  h = h * t - 6.7077788756e-06f;
+  return exp_nonpositive(-(a * a)) * h;
+}
+
+// gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - erfc(x / sqrt 2) / 2)
+// for x >= 0 and x erfc(|x| / sqrt 2) / 2 for x < 0, so neither side
+// cancels. Within 4e-7 of the exact value (relative 5e-7 for x >= 0),
+// 1.4 ns an element on one core where glibc's scalar erff takes 10.
+// gelu(inf) = inf, gelu(-inf) = NaN (as 0.5 x (1 + erf(x / sqrt 2))
+// computes it), NaN passes through.
+inline f32v gelu_v(f32v x) {
+  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  const f32v half_erfc = 0.5f * erfc_nonnegative(a);
+  const f32v r = x < 0.0f ? x * half_erfc : x * (1.0f - half_erfc);
   return x != x ? x : r;
 }
 
