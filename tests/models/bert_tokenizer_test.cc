@@ -13,6 +13,7 @@
 #include "models/text/bert_tokenizer.h"
 #include "runtime/core/error.h"
 #include "tests/support/skip.h"
+#include "tests/support/temp_dir.h"
 
 namespace tessera::models {
 namespace {
@@ -34,26 +35,10 @@ BertTokenizer tiny(TokenizerOptions options = {}) {
   return BertTokenizer::from_tokens(kVocabulary, std::move(options));
 }
 
-// A fresh folder under the test's temporary directory.
-class TempDir {
+// Folders named after this test binary.
+class TempDir : public tessera::testing::TempDir {
  public:
-  explicit TempDir(const std::string& name) {
-    const char* bazel_tmp = std::getenv("TEST_TMPDIR");
-    path_ = (bazel_tmp ? fs::path(bazel_tmp) : fs::temp_directory_path()) /
-            ("bert_tokenizer_test_" + name);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string write(const std::string& file, const std::string& content) const {
-    const fs::path target = path_ / file;
-    std::ofstream(target, std::ios::binary) << content;
-    return target.string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
+  explicit TempDir(const std::string& name) : tessera::testing::TempDir("bert_tokenizer_test_" + name) {}
 };
 
 std::string vocab_txt() {

@@ -17,6 +17,7 @@
 #include "models/sentence_encoder.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/tessera.h"
+#include "tests/support/temp_dir.h"
 
 namespace tessera::models {
 namespace {
@@ -24,27 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 
-// A fresh folder under the test's temporary directory.
-class TempDir {
+// Folders named after this test binary.
+class TempDir : public tessera::testing::TempDir {
  public:
-  explicit TempDir(const std::string& name) {
-    const char* bazel_tmp = std::getenv("TEST_TMPDIR");
-    path_ = (bazel_tmp ? fs::path(bazel_tmp) : fs::temp_directory_path()) /
-            ("sentence_encoder_test_" + name);
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  void write(const std::string& file, const std::string& content) const {
-    fs::create_directories((path_ / file).parent_path());
-    std::ofstream(path_ / file, std::ios::binary) << content;
-  }
-  void remove(const std::string& file) const { fs::remove(path_ / file); }
-  std::string path() const { return path_.string(); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
+  explicit TempDir(const std::string& name) : tessera::testing::TempDir("sentence_encoder_test_" + name) {}
 };
 
 // The message of the tessera::Error that f throws ("" if none).

