@@ -274,3 +274,19 @@ def test_tensors_pickle_and_deepcopy(device):
             assert clone.data_ptr() != x.data_ptr()
     empty = pickle.loads(pickle.dumps(tessera.zeros(0, 3, device=device)))
     assert empty.shape == (0, 3)
+
+
+def test_tensor_new_without_a_factory_is_a_type_error():
+    # Tensor.__new__(Tensor) used to return an object over an unconstructed
+    # C++ tensor: its repr read garbage sizes (or crashed).
+    with pytest.raises(TypeError, match="cannot be created with __new__"):
+        tessera.Tensor.__new__(tessera.Tensor)
+    with pytest.raises(TypeError):
+        tessera.Tensor()
+    # Tensors the extension returns, and copies by pickle, are unaffected.
+    import copy
+    import pickle
+
+    t = tessera.ones(2)
+    assert pickle.loads(pickle.dumps(t)).tolist() == [1.0, 1.0]
+    assert copy.deepcopy(t).tolist() == [1.0, 1.0]
