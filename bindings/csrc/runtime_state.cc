@@ -8,6 +8,7 @@
 
 #include "bindings/csrc/bindings.h"
 #include "runtime/alloc/caching_allocator.h"
+#include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/stream/event.h"
 #include "runtime/stream/stream.h"
@@ -87,7 +88,11 @@ void register_runtime_state(py::module_& m) {
   stream.def("__repr__", &Stream::to_string);
 
   m.def("current_stream", [](std::optional<Device> device) {
-    return tessera::current_stream(device_or_host(device));
+    const Device d = device_or_host(device);
+    // The runtime's current_stream does not check (ops call it for every
+    // output); a user's device name is checked here.
+    tessera::device_interface(d);
+    return tessera::current_stream(d);
   }, "device"_a = py::none(), "This thread's current stream on the device.");
   m.def("default_stream", [](std::optional<Device> device) {
     return Stream::default_stream(device_or_host(device));

@@ -290,3 +290,10 @@ def test_tensor_new_without_a_factory_is_a_type_error():
     t = tessera.ones(2)
     assert pickle.loads(pickle.dumps(t)).tolist() == [1.0, 1.0]
     assert copy.deepcopy(t).tolist() == [1.0, 1.0]
+
+
+def test_current_stream_of_a_device_that_does_not_exist_is_a_value_error():
+    # It used to return Stream(device=vulkan:7, id=0) on a machine with one
+    # Vulkan device (or none), as if that device existed.
+    with pytest.raises(ValueError, match="does not exist"):
+        tessera.current_stream("cpu:7")
