@@ -46,12 +46,28 @@ DType compute_dtype(BinaryOp op, DType common, bool any_bool, const Scalar& alph
   return common;
 }
 
+// A 16-bit float result with a 0-d float32 or float64 operand (a number
+// wrapped as a tensor, as the bridge and the bindings pass one): kernels
+// get operands in the result's dtype, which would round the number to 16
+// bits first (1e5 is inf in float16, 1e-8 is 0), where PyTorch computes in
+// float with the number as a float. Such ops run in float32 and round once.
+bool has_wide_number(DType dtype, const Tensor& a, const Tensor& b) {
+  if (dtype != DType::kF16 && dtype != DType::kBF16) return false;
+  auto wide = [](const Tensor& t) {
+    return t.dim() == 0 && (t.dtype() == DType::kF32 || t.dtype() == DType::kF64);
+  };
+  return wide(a) || wide(b);
+}
+
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const char* name = op_name(op);
   Device device = common_device(name, a, b);
   DType dtype = compute_dtype(op, result_type(a, b),
                               a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,
                               [&] { return describe(a) + ", " + describe(b); });
+  if (has_wide_number(dtype, a, b)) {
+    return binary(op, a.to(DType::kF32), b.to(DType::kF32), alpha).to(dtype);
+  }
   if (a.sizes() == b.sizes()) {  // no broadcast: the common case, kept short
     Tensor out = empty(a.sizes(), TensorOptions(dtype, device));
     if (out.numel() == 0) return out;
@@ -85,6 +101,10 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& al
   if (self.numel() == 0) return self;
   check_no_internal_overlap(name, self);
   check_no_partial_overlap(name, self, other);
+  if (has_wide_number(dtype, self, other)) {
+    self.copy_(binary(op, self, other, alpha));
+    return self;
+  }
   Tensor po = prepare_operand(other, device, dtype).expand(shape);
   if (dtype == self.dtype()) {
     call_kernel<kernels::Binary>(device, op, self, self, po, alpha);
@@ -104,6 +124,10 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar
   Device device = a.device();
   DType dtype = compute_dtype(op, result_type(a, b), a.dtype() == DType::kBool || b.is_bool(),
                               alpha, [&] { return describe(a) + ", scalar " + b.to_string(); });
+  if (pointwise::scalar_needs_float32(dtype, b)) {
+    // In float32 and rounded once, as PyTorch computes it (has_wide_number).
+    return binary_scalar(op, a.to(DType::kF32), b, alpha).to(dtype);
+  }
   Tensor out = empty(a.sizes(), TensorOptions(dtype, device));
   if (out.numel() == 0) return out;
   Tensor wrapped = empty({}, TensorOptions(dtype, device));
@@ -125,6 +149,10 @@ Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
   Shape shape = broadcast_shapes(a.sizes(), b.sizes(), name);
   return pointwise::deliver(name, pointwise::into(out), shape, dtype, device, {&a, &b},
                             [&](Tensor& dst) {
+    if (has_wide_number(dtype, a, b)) {
+      dst.copy_(binary(op, a, b, alpha));
+      return;
+    }
     call_kernel<kernels::Binary>(device, op, dst, prepare_operand(a, device, dtype).expand(shape),
                                  prepare_operand(b, device, dtype).expand(shape), alpha);
   });

@@ -282,7 +282,8 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b,
 
 // A Scalar joins as a 0-d tensor of its kind's default dtype, which
 // promotes exactly as the Scalar would (a lower-priority operand of its
-// category).
+// category) -- and, next to a 16-bit float self, is not rounded to 16 bits
+// before the op (binary_ computes in float32 then).
 Tensor& add_(Tensor& self, Scalar other, Scalar alpha) {
   return self.add_(pointwise::scalar_tensor(other, in_place_scalar_dtype(self, other), self.device()), alpha);
 }

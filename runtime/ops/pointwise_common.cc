@@ -61,6 +61,15 @@ Tensor scalar_tensor(const Scalar& value, DType dtype, Device device) {
   return t;
 }
 
+bool scalar_needs_float32(DType dtype, const Scalar& value) {
+  if (dtype != DType::kF16 && dtype != DType::kBF16) return false;
+  const float wide = value.to<float>();
+  if (wide != wide) return false;  // NaN: NaN either way
+  const float narrow = dtype == DType::kF16 ? static_cast<float>(value.to<Half>())
+                                            : static_cast<float>(value.to<BFloat16>());
+  return narrow != wide;
+}
+
 std::string describe_scalar(const Scalar& s) { return "scalar " + s.to_string(); }
 
 }  // namespace tessera::pointwise

@@ -45,6 +45,14 @@ Tensor deliver_value(const char* op, Target target, const Shape& shape, DType dt
 // as a cast would, as PyTorch's wrapped numbers).
 Tensor scalar_tensor(const Scalar& value, DType dtype, Device device);
 
+// True when an op whose result is the 16-bit float `dtype` must take the
+// Scalar operand in float32: kernels compute 16-bit floats in float, as
+// PyTorch's opmath does, but they receive the Scalar as a tensor of the
+// result's dtype, which would round it first (1e5 overflows float16 to
+// inf, 1e-8 flushes to 0, 0.1 loses bits). False for any other dtype and
+// for values the 16-bit dtype holds exactly.
+bool scalar_needs_float32(DType dtype, const Scalar& value);
+
 // "float32[2, 3] on cpu:0" or "scalar 2.5".
 std::string describe_scalar(const Scalar& s);
 

@@ -297,3 +297,15 @@ def test_current_stream_of_a_device_that_does_not_exist_is_a_value_error():
     # Vulkan device (or none), as if that device existed.
     with pytest.raises(ValueError, match="does not exist"):
         tessera.current_stream("cpu:7")
+
+
+def test_float16_ops_take_a_number_in_float32_as_pytorch_does(device):
+    # The number was rounded to float16 before the op: 1e5 became inf, so
+    # h / 1e5 gave 0 (and h /= 1e5 too; Vulkan refused to fill the 0-d).
+    h = tessera.full((2,), 3.0, dtype=tessera.float16, device=device)
+    expected = float(np.float16(np.float32(3.0) / np.float32(1e5)))
+    assert (h / 1e5).cpu().tolist() == [expected, expected]
+    g = h.clone()
+    g /= 1e5
+    assert g.cpu().tolist() == [expected, expected]
+    assert (h * 1e5 / 1e5).cpu().tolist() == [float("inf")] * 2

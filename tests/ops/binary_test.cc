@@ -453,6 +453,47 @@ TEST_CASE("binary: an in-place float number keeps float64 precision", "[binary]"
   CHECK(y.item<float>() == 1.0f + 0.1f);
 }
 
+TEST_CASE("binary: a number a 16-bit float cannot hold joins in float32", "[binary]") {
+  // PyTorch computes float16/bfloat16 ops in float with the number as a
+  // float, rounding once. Rounded to float16 first, 1e5 was inf: h / 1e5
+  // gave 0 and (h * 1e5) / 1e5 NaN.
+  const float expected = static_cast<float>(Half(3.0f / 1e5f));
+  Tensor h = make_tensor({3, 3}, {2}, DType::kF16);
+  Tensor q = div(h, Scalar(1e5));
+  CHECK(q.dtype() == DType::kF16);
+  CHECK(read_strided(q) == V{expected, expected});
+  CHECK(read_strided(mul(h, Scalar(1e-5))) ==
+        V{static_cast<float>(Half(3.0f * 1e-5f)), static_cast<float>(Half(3.0f * 1e-5f))});
+  // A number the result still cannot hold gives what float gives: inf.
+  CHECK(read_strided(add(h, Scalar(70000))) == V{INFINITY, INFINITY});
+  CHECK(read_strided(add(h, Scalar(1), Scalar(1e5))) == V{INFINITY, INFINITY});
+  // In place too.
+  Tensor g = make_tensor({3, 3}, {2}, DType::kF16);
+  div_(g, Scalar(1e5));
+  CHECK(read_strided(g) == V{expected, expected});
+  Tensor m = make_tensor({2, 2}, {2}, DType::kF16);
+  mul_(m, Scalar(1e-7));  // 2e-7 is a float16 subnormal; 1e-7 alone rounds to 1.19e-7
+  CHECK(read_strided(m)[0] == static_cast<float>(Half(2.0f * 1e-7f)));
+  // A number wrapped as a 0-d float32/float64 tensor (as the bridge and
+  // the bindings pass one) likewise, in every form.
+  for (DType wide : {DType::kF32, DType::kF64}) {
+    Tensor n = full({}, 1e5, TensorOptions(wide));
+    CHECK(read_strided(div(h, n)) == V{expected, expected});
+    Tensor inplace = make_tensor({3, 3}, {2}, DType::kF16);
+    inplace.div_(n);
+    CHECK(read_strided(inplace) == V{expected, expected});
+    Tensor out = empty({2}, TensorOptions(DType::kF16));
+    div_out(out, h, n);
+    CHECK(read_strided(out) == V{expected, expected});
+  }
+  // bfloat16 keeps float's range but 8 bits: 1.01 rounds to 1.0078 in it.
+  Tensor b = make_tensor({1.5}, {1}, DType::kBF16);
+  CHECK(read_strided(mul(b, Scalar(1.01))) ==
+        V{static_cast<float>(BFloat16(1.5f * 1.01f))});
+  add_(b, Scalar(0.001), Scalar(3));
+  CHECK(read_strided(b) == V{static_cast<float>(BFloat16(1.5f + 3 * 0.001f))});
+}
+
 TEST_CASE("binary: shape errors name the op and both shapes", "[binary]") {
   Tensor a = zeros({2, 3});
   Tensor b = zeros({4});
