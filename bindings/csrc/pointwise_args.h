@@ -5,6 +5,7 @@
 #include "bindings/csrc/bindings.h"
 #include "bindings/csrc/results.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/pointwise_common.h"
 
 namespace tessera_py {
 
@@ -13,18 +14,19 @@ namespace tessera_py {
 // result_type(like, number). It then promotes with like exactly as the
 // number would (PyTorch's "wrapped number"): int32 tensor and 2 stay int32,
 // int32 tensor and 2.5 give float32, float64 tensor and 0.1 keep float64.
-// For a 16-bit floating result the number goes in as a float32 0-d tensor,
-// which a dimensioned like outranks (the result keeps like's dtype), so a
-// number past the 16-bit range overflows to inf in the op, as in PyTorch
-// (h += 1e5 is inf), where full() of the 16-bit dtype would refuse it;
-// beside a 0-d like it is converted here, with the same overflow.
+// The number is converted as a cast would (an integer past int32 wraps
+// beside an int32 tensor, as in PyTorch; full() would refuse it). For a
+// 16-bit floating result it goes in as a float32 0-d tensor, which a
+// dimensioned like outranks (the result keeps like's dtype) and which the
+// runtime computes with in float32, as PyTorch does (h / 1e5 is 3e-5, not
+// h / inf); beside a 0-d like it is converted here.
 inline tessera::Tensor scalar_operand(const tessera::Scalar& number, const tessera::Tensor& like) {
   const tessera::DType dtype = tessera::result_type(like, number);
   if (dtype != tessera::DType::kF16 && dtype != tessera::DType::kBF16) {
-    return tessera::full({}, number, tessera::TensorOptions(dtype, like.device()));
+    return tessera::pointwise::scalar_tensor(number, dtype, like.device());
   }
   const tessera::Tensor wide =
-      tessera::full({}, number, tessera::TensorOptions(tessera::DType::kF32, like.device()));
+      tessera::pointwise::scalar_tensor(number, tessera::DType::kF32, like.device());
   return like.dim() > 0 ? wide : wide.to(dtype);
 }
 

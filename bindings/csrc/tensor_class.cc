@@ -94,6 +94,17 @@ Tensor flatten_dims(const Tensor& t, int64_t start, int64_t end) {
   return t.reshape(sizes);
 }
 
+// Tensor's tp_new. pybind11's default would give an object whose C++
+// Tensor was never constructed (its repr read garbage sizes); tensors come
+// from factories and ops, which the extension makes without tp_new.
+PyObject* refuse_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyErr_Format(PyExc_TypeError,
+               "%s cannot be created with __new__: use tessera.tensor(data), "
+               "tessera.empty(shape) or another factory",
+               type->tp_name);
+  return nullptr;
+}
+
 }  // namespace
 
 TensorClass tensor_class(py::module_& m) {
@@ -104,6 +115,7 @@ void register_tensor_class(py::module_& m) {
   TensorClass cls(m, "Tensor", py::dynamic_attr(), py::buffer_protocol(),
                   "A view of typed elements in the memory of one device: sizes, strides "
                   "(in elements), a storage offset and a dtype. Views share memory.");
+  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_new = refuse_new;
 
   // -- Attributes.
   cls.def_property_readonly("shape", [](const Tensor& t) { return t.sizes(); });

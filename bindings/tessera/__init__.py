@@ -89,18 +89,8 @@ def _reduce(self: "Tensor") -> tuple:
                               str(self.device)))
 
 
-def _refuse_new(cls: type, *args: typing.Any, **kwargs: typing.Any) -> typing.NoReturn:
-    """Tensor.__new__ would give an object whose C++ tensor was never
-    constructed (reading it reads garbage); tensors come from factories."""
-    raise TypeError(f"{cls.__module__}.{cls.__qualname__} cannot be created with __new__: "
-                    "use tessera.tensor(data), tessera.empty(shape) or another factory")
-
-
 # Methods added to the extension's class (the stubs list them as Tensor's).
 setattr(Tensor, "__reduce__", _reduce)  # mypy: stubs differ on whether Tensor declares it
-# Only Python-level construction goes through __new__: the extension makes
-# the tensors it returns without it.
-setattr(Tensor, "__new__", staticmethod(_refuse_new))
 Tensor.numpy = _numpy  # type: ignore[method-assign]
 Tensor.__array__ = _array  # type: ignore[method-assign]
 Tensor.__array_priority__ = 1000  # NumPy defers to Tensor's reflected operators

@@ -7,6 +7,7 @@
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/strided_layout.h"
+#include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
 
@@ -26,7 +27,10 @@ struct FillParams {
 
 uint64_t bit_pattern(DType dtype, Scalar value) {
   Tensor one = empty({}, TensorOptions(dtype, host_device()));
-  one.fill_(value);
+  // The host's Fill kernel, not fill_(): the kernel converts as a cast
+  // does (an integer past the dtype's range wraps, as the CPU device's and
+  // PyTorch's wrapped numbers do); fill_'s range check is the front end's.
+  call_kernel<kernels::Fill>(host_device(), one, value);
   uint64_t bits = 0;
   std::memcpy(&bits, one.data_ptr(), one.itemsize());
   return bits;
