@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
 #include "runtime/core/error.h"
 #include "runtime/ops/ops.h"
 #include "tests/ops/reference.h"
@@ -321,4 +324,43 @@ TEST_CASE("matmul: many small matrices in a batch", "[matmul]") {
   // Batch dims given as a permuted view.
   Tensor ap = make_tensor(read_strided(a.permute({1, 0, 2})), {2, 1000, 3}).permute({1, 0, 2});
   check_product(bmm(ap, b), ref, mag, 3, DType::kF32);
+}
+
+TEST_CASE("matmul: f32 products cut over more threads than cores", "[matmul]") {
+  // The CPU device cuts an f32 product on its oneDNN path into row blocks,
+  // column blocks or both, and spreads batch items, by the thread count
+  // (devices/cpu/kernels/gemm_dnnl.cc). Arenas of 1, 3 and 6 threads run
+  // each way of cutting on any machine, into blocks whose extents are not
+  // multiples of the 16-row alignment.
+  auto check_bmm = [](int64_t B, int64_t M, int64_t K, int64_t N, const Tensor& b_view) {
+    V av = values_for(DType::kF32, B * M * K, 61);
+    V ref, mag;
+    naive_bmm(av, read_strided(b_view.expand({B, K, N})), B, M, K, N, &ref, &mag);
+    INFO("bmm [" << B << ", " << M << ", " << K << "] @ " << describe(b_view));
+    check_product(bmm(make_tensor(av, {B, M, K}), b_view.expand({B, K, N})), ref, mag, K,
+                  DType::kF32);
+  };
+  for (int threads : {1, 3, 6}) {
+    INFO(threads << " threads");
+    oneapi::tbb::global_control allow(oneapi::tbb::global_control::max_allowed_parallelism,
+                                      static_cast<size_t>(threads));
+    oneapi::tbb::task_arena arena(threads);
+    arena.execute([&] {
+      // Both ways at 6 threads: 3 row blocks of 80, 80, 40 by 2 column blocks of 96, 94.
+      check_mm(make_tensor(values_for(DType::kF32, 200 * 300, 62), {200, 300}),
+               make_tensor(values_for(DType::kF32, 300 * 190, 63), {300, 190}));
+      // The same with both operands transposed (sgemm's 'T' layouts).
+      check_mm(make_tensor(values_for(DType::kF32, 300 * 200, 64), {300, 200}).t(),
+               make_tensor(values_for(DType::kF32, 190 * 300, 65), {190, 300}).t());
+      // Few rows: column blocks only. Few columns: row blocks only.
+      check_mm(make_tensor(values_for(DType::kF32, 20 * 300, 66), {20, 300}),
+               make_tensor(values_for(DType::kF32, 300 * 1000, 67), {300, 1000}));
+      check_mm(make_tensor(values_for(DType::kF32, 1000 * 300, 68), {1000, 300}),
+               make_tensor(values_for(DType::kF32, 300 * 20, 69), {300, 20}));
+      // Batches below and above the thread count, one with a broadcast b.
+      check_bmm(2, 200, 300, 190, make_tensor(values_for(DType::kF32, 2 * 300 * 190, 70),
+                                              {2, 300, 190}));
+      check_bmm(8, 70, 64, 60, make_tensor(values_for(DType::kF32, 64 * 60, 71), {1, 64, 60}));
+    });
+  }
 }

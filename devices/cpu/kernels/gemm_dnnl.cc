@@ -1,21 +1,67 @@
-// f32 GEMM on oneDNN's dnnl_sgemm (Debian's libdnnl 2.6.3, OpenMP).
+// f32 GEMM on oneDNN's dnnl_sgemm (Debian's libdnnl 2.6.3), threaded by
+// oneTBB.
 //
-// Why: the Bmm kernel's Eigen path reaches about half of a tuned BLAS on
-// this machine (see /work/shared/PERF_NOTES.md: Eigen 73-149 GFLOP/s on 2
-// threads where a tuned GEMM reaches 130-190), while torch.mm calls a
-// tuned JIT GEMM (MKL/oneDNN). oneDNN's sgemm is such a JIT AVX-512
-// GEMM with its own packing and 2-thread partitioning. Measured here
-// (2 cores shared with other jobs, so noisy; best of 10, 2 threads), same
-// run side by side, GFLOP/s dnnl_sgemm vs torch.mm: n=512 172 vs 97, n=1024
-// 52 vs 53, n=2048 55 vs 54 (and in a quieter run 92 vs 53 at 2048): on
-// par with torch or better. oneDNN also gives the convolution primitive
-// that PyTorch's own CPU conv2d uses, so one library serves both.
+// Why oneDNN: the Bmm kernel's Eigen path reaches about half of a tuned
+// BLAS on this machine (/work/shared/PERF_NOTES.md), while torch.mm calls
+// a tuned JIT GEMM. oneDNN's sgemm is one, AVX-512 where the CPU has it
+// (picked at run time), and oneDNN also gives the convolution primitive
+// that PyTorch's CPU conv2d uses.
+//
+// Why oneTBB: with its own OpenMP threads (libgomp), oneDNN's team keeps
+// spinning after each sgemm (about 4 ms of CPU measured after a 512^3
+// call), so the oneTBB op that follows it in a model (GELU, attention,
+// layer norm) runs on about one core. Every sgemm call here runs on one
+// thread (its OpenMP team size set to 1) inside a oneTBB task, as
+// nn_attention.cc's tile GEMMs already did. Each product is cut into
+// blocks, one call each: sgemm packs its own rows of op(a) and columns of
+// op(b) per call, so the grid is the one that packs the least (row blocks
+// when m >= n on 2 threads), with no more blocks than threads and at
+// least 2^18 multiply-adds per block; smaller products are one call on
+// the calling thread. Batches spread their products over the threads.
+// Measured on this 2-core AVX-512 Xeon (shared, so medians of interleaved
+// runs; OpenMP sgemm before, oneTBB after):
+//   all-MiniLM-L6-v2 (bench/bench_embedded.py's sentences, batch 32, 9
+//   rounds): 143 -> 174 sentences/s against sentence-transformers' 159
+//   (0.90x -> 1.10x); one sentence 6.9 -> 5.6 ms (theirs 10.0).
+//   bench/compare_torch.py, ratio to torch.matmul (5 runs): n=512 1.07 ->
+//   1.05, n=1024 0.98 -> 0.99, n=2048 1.03 -> 1.01.
+//   Single products, ms: [2048, 384] x [384, 1536] 6.28 -> 5.87; [24, 384]
+//   x [384, 1152] 0.087 -> 0.077; 8 x [128, 64] x [64, 128] 0.066 ->
+//   0.055; [1, 4096] x [4096, 4096] 1.18 either way. Products near 2^21
+//   multiply-adds called back to back lose the task start (128^3: 0.014
+//   -> 0.018), which OpenMP's spinning team hides.
+//   bench/bench_bridge.py's MLP training step, tessera alone: 153 -> 174
+//   steps/s (torch alone 155).
+// oneDNN's convolution primitives (conv_forward.cc, conv_backward.cc) keep
+// OpenMP, which they parallelize inside: bench_bridge.py's ResNet-18 step
+// (tessera alone) ran within its noise with OMP_WAIT_POLICY=PASSIVE
+// (373-419 ms spinning, 400-406 ms passive), so their spinning costs the
+// oneTBB ops after them little there.
+//
+// A transposed a ('T': a weight gradient's dY^T X, whose K is the batch
+// and whose dY is the wide one) costs oneDNN a repacking of a; when a is
+// the larger operand, the transposed problem c^T = b^T a^T repacks the
+// smaller b instead, and c comes back through one transpose. Measured
+// again with the oneTBB blocks, [2048, 4096]^T-stored a x [4096, 512]:
+// 25.6 ms swapped, 31.2 ms as given.
+//
+// An earlier workaround is gone: on an AVX2-only machine, oneDNN's
+// 2-thread sgemm ran a 32-byte-aligned row-major b (every tensor from the
+// caching allocator) slower at mid sizes (n=512: 2.08 against 1.54 ms
+// misaligned), so the first 4 columns went in a call of their own. On this
+// machine with DNNL_MAX_CPU_ISA=AVX2, b's alignment makes no difference
+// under either threading (n=512: 1.19 ms aligned, 1.20 misaligned), and
+// the split of every block costs 4-12% (n=256: 0.164 against 0.145 ms,
+// n=1024: 10.4 against 9.6 ms).
 #include "devices/cpu/kernels/gemm_dnnl.h"
 
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.h>
@@ -25,6 +71,16 @@
 namespace tessera::cpu {
 
 namespace {
+
+// Multiply-adds per block at least (a product of less than twice this is
+// one call on the calling thread): below, a second thread costs more
+// (starting its task, packing b again) than it saves.
+constexpr int64_t kMinTaskMacs = int64_t{1} << 18;
+
+// Block boundaries fall on multiples of this many rows or columns, and a
+// cut block has at least as many: 16 floats are one cache line, so column
+// blocks of a c whose rows start on cache lines share none.
+constexpr int64_t kBlockAlign = 16;
 
 // How sgemm can read a row-major operand of R x C: 'N' when rows are
 // contiguous (ld = row stride), 'T' when columns are (ld = column
@@ -64,11 +120,123 @@ void transpose_into(const float* t, int64_t n, int64_t m, float* c, int64_t ldc)
   });
 }
 
-// True when oneDNN's kernels run with AVX-512 on this CPU (they choose at
-// run time; the library itself is built for x86-64-v3).
-bool sgemm_has_avx512() {
-  static const bool yes = dnnl_get_effective_cpu_isa() >= dnnl_cpu_isa_avx512_core;
-  return yes;
+// One sgemm call, row-major: c (m x n, row stride ldc) = op(a) op(b),
+// op(x) = x for 'N' and x^T for 'T', ld the stored row stride.
+struct Sgemm {
+  char ta, tb;
+  int64_t m, n, k;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float* c;
+  int64_t ldc;
+
+  int64_t macs() const { return m * n * k; }
+  // Rows [r0, r1) of c, from the same rows of op(a).
+  Sgemm rows(int64_t r0, int64_t r1) const {
+    Sgemm p = *this;
+    p.m = r1 - r0;
+    p.a = ta == 'N' ? a + r0 * lda : a + r0;
+    p.c = c + r0 * ldc;
+    return p;
+  }
+  // Columns [c0, c1) of c, from the same columns of op(b).
+  Sgemm cols(int64_t c0, int64_t c1) const {
+    Sgemm p = *this;
+    p.n = c1 - c0;
+    p.b = tb == 'N' ? b + c0 : b + c0 * ldb;
+    p.c = c + c0;
+    return p;
+  }
+};
+
+// Runs p on the calling thread alone. sgemm sizes its OpenMP team by the
+// thread's omp_get_max_threads(): 1 for the call, restored after (the
+// same thread may run a oneDNN convolution next, which wants its team).
+bool sgemm_on_this_thread(const Sgemm& p) {
+  const int team = omp_get_max_threads();
+  if (team != 1) omp_set_num_threads(1);
+  const dnnl_status_t status = dnnl_sgemm(p.ta, p.tb, p.m, p.n, p.k, 1.0f, p.a, p.lda, p.b,
+                                          p.ldb, 0.0f, p.c, p.ldc);
+  if (team != 1) omp_set_num_threads(team);
+  return status == dnnl_success;
+}
+
+// A product cut into row_blocks x col_blocks blocks of rows_per x cols_per
+// (the last ones in each direction may be shorter).
+struct Grid {
+  int64_t row_blocks, col_blocks;
+  int64_t rows_per, cols_per;
+  int64_t blocks() const { return row_blocks * col_blocks; }
+};
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// The grid of at most `tasks` blocks for an m x n x k product that packs
+// the least. Each block's sgemm packs its rows of op(a) and its columns of
+// op(b), so p row blocks by q column blocks pack q m k + p k n elements in
+// all: on 2 threads, row blocks when m >= n, column blocks otherwise.
+Grid choose_grid(int64_t m, int64_t n, int64_t tasks) {
+  for (int64_t t = tasks; t > 1; --t) {
+    int64_t best_p = 0;
+    double best_cost = std::numeric_limits<double>::infinity();
+    for (int64_t p = 1; p <= t; ++p) {
+      const int64_t q = t / p;
+      if (p * q != t || (p > 1 && m < p * kBlockAlign) || (q > 1 && n < q * kBlockAlign)) {
+        continue;
+      }
+      const double cost = static_cast<double>(q) * m + static_cast<double>(p) * n;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best_p = p;
+      }
+    }
+    if (best_p == 0) continue;  // too narrow for t blocks: try fewer
+    const int64_t p = best_p, q = t / best_p;
+    const int64_t rows_per = p == 1 ? m : round_up((m + p - 1) / p, kBlockAlign);
+    const int64_t cols_per = q == 1 ? n : round_up((n + q - 1) / q, kBlockAlign);
+    // Rounding up may leave a last block empty: count the ones in use.
+    return {(m + rows_per - 1) / rows_per, (n + cols_per - 1) / cols_per, rows_per, cols_per};
+  }
+  return {1, 1, m, n};
+}
+
+// The batch's products (product i is `first` with its operands moved by i
+// times the batch strides), as oneTBB tasks of one sgemm call each.
+bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, int64_t c_bs) {
+  auto product = [&](int64_t i) {
+    Sgemm s = first;
+    s.a += i * a_bs;
+    s.b += i * b_bs;
+    s.c += i * c_bs;
+    return s;
+  };
+  const int64_t threads = max_threads();
+  const int64_t macs = first.macs();
+  if (threads <= 1 || batch * macs < 2 * kMinTaskMacs) {
+    bool ok = true;
+    for (int64_t i = 0; i < batch && ok; ++i) ok = sgemm_on_this_thread(product(i));
+    return ok;
+  }
+  // Products are cut only where whole ones would leave threads idle: fewer
+  // products than threads, or a last round that only some threads run (3
+  // products on 2 threads run as 6 halves, 3 per thread, not in 2 rounds).
+  const int64_t balance = threads / std::gcd(batch, threads);
+  const int64_t per_product =
+      batch >= 8 * threads ? 1 : std::clamp<int64_t>(macs / kMinTaskMacs, 1, balance);
+  const Grid grid = choose_grid(first.m, first.n, per_product);
+  std::atomic<bool> ok{true};
+  parallel_for_each(batch * grid.blocks(), [&](int64_t task) {
+    const int64_t block = task % grid.blocks();
+    const int64_t r0 = (block / grid.col_blocks) * grid.rows_per;
+    const int64_t c0 = (block % grid.col_blocks) * grid.cols_per;
+    const Sgemm s = product(task / grid.blocks())
+                        .rows(r0, std::min(first.m, r0 + grid.rows_per))
+                        .cols(c0, std::min(first.n, c0 + grid.cols_per));
+    if (!sgemm_on_this_thread(s)) ok.store(false, std::memory_order_relaxed);
+  });
+  return ok.load();
 }
 
 }  // namespace
@@ -78,57 +246,35 @@ void match_dnnl_threads() {
   if (omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
-bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rs,
-                        int64_t a_cs, const float* b, int64_t b_rs, int64_t b_cs, float* c,
-                        int64_t c_rs, int64_t c_cs) {
-  char ta, tb;
-  int64_t lda, ldb;
-  if (!operand_layout(m, k, a_rs, a_cs, ta, lda) || !operand_layout(k, n, b_rs, b_cs, tb, ldb)) {
+bool dnnl_sgemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        MatrixBatch<const float> a, MatrixBatch<const float> b,
+                        MatrixBatch<float> c) {
+  Sgemm s;
+  if (!operand_layout(m, k, a.row_stride, a.col_stride, s.ta, s.lda) ||
+      !operand_layout(k, n, b.row_stride, b.col_stride, s.tb, s.ldb)) {
     return false;
   }
-  if (!(c_cs == 1 || n == 1) || !(m == 1 || c_rs >= n)) return false;
-  const int64_t ldc = m == 1 ? n : c_rs;
-  match_dnnl_threads();
-  const int64_t ldc_ = ldc < n ? n : ldc;
-  // Workaround, on AVX2 only: when b is row-major ('N') and 32-byte
-  // aligned, as every tensor from the caching allocator is, oneDNN 2.6.3's
-  // sgemm takes a slower path on an AVX2 machine for mid-size products; a b that is
-  // not 32-byte aligned (malloc'd, as in our comparisons) takes the fast
-  // one, on par with torch. Measured (2 threads, best of 30 x 10 calls,
-  // quiet machine), n=512: aligned b 2.08 ms (129 GFLOP/s), b misaligned
-  // by 16 bytes 1.54 ms (174), torch.mm 1.52-1.56 ms; a's and c's
-  // alignment make no difference; at n=1024 neither does b's (12.1 ms
-  // either way), nor at n=256/384 (0.18/0.61 ms either way). So for
-  // products in (2^26, 512^3] multiply-adds, the first 4 columns go in a
-  // call of their own and the rest start 16 bytes past b's alignment:
-  // n=512 1.62 ms (166 GFLOP/s). Outside that window the split costs more
-  // than it saves (n=1024 13.3 vs 12.1 ms; n=256/384 6-9% slower).
-  // With AVX-512 the split is what costs: n=512 285 GFLOP/s split against
-  // 343 unsplit (torch.mm 341-348), 2-core Xeon, quiet, two runs each.
-  // A transposed a ('T': a weight gradient's dY^T X, whose K is the batch
-  // and whose dY is the wide one) costs oneDNN a repacking of a; when a is
-  // the larger operand, the transposed problem c^T = b^T a^T repacks the
-  // smaller b instead, and c comes back through one transpose. Measured,
-  // [2048, 4096] x [4096, 512]: 31.6 ms as given, 26.3 ms swapped with
-  // the transpose (torch.mm 24.2 ms).
-  if (ta == 'T' && tb == 'N' && m >= 2 * n && n >= 64 && m * n * k >= (int64_t{1} << 28)) {
+  if (!(c.col_stride == 1 || n == 1) || !(m == 1 || c.row_stride >= n)) return false;
+  s.m = m;
+  s.n = n;
+  s.k = k;
+  s.a = a.data;
+  s.b = b.data;
+  s.c = c.data;
+  s.ldc = std::max(m == 1 ? n : c.row_stride, n);
+  // A transposed a, the larger operand (see the header): c^T = b^T a^T
+  // into a buffer, then transposed into c.
+  if (s.ta == 'T' && s.tb == 'N' && m >= 2 * n && n >= 64 && s.macs() >= (int64_t{1} << 28)) {
     std::vector<float> ct(static_cast<size_t>(m * n));
-    if (dnnl_sgemm('T', 'N', n, m, k, 1.0f, b, ldb, a, lda, 0.0f, ct.data(), m) != dnnl_success) {
-      return false;
+    for (int64_t i = 0; i < batch; ++i) {
+      const Sgemm swapped{'T', 'N', n, m, k, s.b + i * b.batch_stride, s.ldb,
+                          s.a + i * a.batch_stride, s.lda, ct.data(), m};
+      if (!run_batch(swapped, 1, 0, 0, 0)) return false;
+      transpose_into(ct.data(), n, m, s.c + i * c.batch_stride, s.ldc);
     }
-    transpose_into(ct.data(), n, m, c, ldc_);
     return true;
   }
-  constexpr int64_t kSplitCols = 4;
-  if (tb == 'N' && n > 8 * kSplitCols && m * n * k > (int64_t{1} << 26) &&
-      m * n * k <= (int64_t{1} << 27) &&
-      reinterpret_cast<uintptr_t>(b) % 32 == 0 && !sgemm_has_avx512()) {
-    return dnnl_sgemm(ta, tb, m, kSplitCols, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc_) ==
-               dnnl_success &&
-           dnnl_sgemm(ta, tb, m, n - kSplitCols, k, 1.0f, a, lda, b + kSplitCols, ldb, 0.0f,
-                      c + kSplitCols, ldc_) == dnnl_success;
-  }
-  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc_) == dnnl_success;
+  return run_batch(s, batch, a.batch_stride, b.batch_stride, c.batch_stride);
 }
 
 }  // namespace tessera::cpu

@@ -1,26 +1,40 @@
-// f32 GEMM through oneDNN's dnnl_sgemm (see gemm_dnnl.cc for why).
+// f32 GEMM through oneDNN's dnnl_sgemm, threaded by oneTBB (see
+// gemm_dnnl.cc for why).
 #pragma once
 
 #include <cstdint>
 
 namespace tessera::cpu {
 
-// c = a @ b for one f32 product, each operand given by its row and column
-// strides (elements). Returns false, computing nothing, when a layout is
-// not one sgemm takes (an operand with neither unit row nor unit column
-// stride, or c not row-major with unit column stride); the caller then
-// takes its general path.
-bool dnnl_sgemm_strided(int64_t m, int64_t n, int64_t k, const float* a, int64_t a_rs,
-                        int64_t a_cs, const float* b, int64_t b_rs, int64_t b_cs, float* c,
-                        int64_t c_rs, int64_t c_cs);
+// A batch of f32 matrices: element (p, i, j) at
+// data + p * batch_stride + i * row_stride + j * col_stride.
+template <typename T>
+struct MatrixBatch {
+  T* data;
+  int64_t batch_stride, row_stride, col_stride;
+};
+
+// c[p] = a[p] @ b[p] for p in [0, batch): a is m x k, b is k x n, c is
+// m x n. Every product runs as single-threaded sgemm calls inside oneTBB
+// tasks (the CPU kernels' threads). Returns false when a layout is not one
+// sgemm takes (an operand with neither unit row nor unit column stride, or
+// c not row-major with unit column stride), computing nothing, or when
+// sgemm fails, leaving c partly written; the caller then computes all of
+// c on its general path.
+bool dnnl_sgemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k,
+                        MatrixBatch<const float> a, MatrixBatch<const float> b,
+                        MatrixBatch<float> c);
 
 // Sets the calling thread's OpenMP team size (oneDNN's threads) to the
-// CPU kernels' thread count, so that TESSERA_NUM_THREADS caps oneDNN as it
-// caps oneTBB. Cheap; call before each oneDNN call.
+// CPU kernels' thread count, so that TESSERA_NUM_THREADS caps oneDNN's
+// primitives (convolution) as it caps oneTBB. Cheap; call before each
+// oneDNN primitive.
 void match_dnnl_threads();
 
-// Worth sending to sgemm: below this many multiply-adds the call overhead
-// (OpenMP fork/join) costs more than it saves.
+// Worth sending to sgemm rather than Eigen: products of at least this many
+// multiply-adds. Set when sgemm ran on OpenMP, whose fork/join smaller
+// products did not repay; single-threaded sgemm may pay below it (not
+// re-tuned).
 inline constexpr int64_t kDnnlMinMacs = int64_t{1} << 18;
 
 }  // namespace tessera::cpu
