@@ -151,16 +151,10 @@ struct Sgemm {
   }
 };
 
-// Runs p on the calling thread alone. sgemm sizes its OpenMP team by the
-// thread's omp_get_max_threads(): 1 for the call, restored after (the
-// same thread may run a oneDNN convolution next, which wants its team).
-bool sgemm_on_this_thread(const Sgemm& p) {
-  const int team = omp_get_max_threads();
-  if (team != 1) omp_set_num_threads(1);
-  const dnnl_status_t status = dnnl_sgemm(p.ta, p.tb, p.m, p.n, p.k, 1.0f, p.a, p.lda, p.b,
-                                          p.ldb, 0.0f, p.c, p.ldc);
-  if (team != 1) omp_set_num_threads(team);
-  return status == dnnl_success;
+// Runs p on the calling thread alone.
+bool run_alone(const Sgemm& p) {
+  return tessera::cpu::sgemm_on_this_thread(p.ta, p.tb, p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb,
+                                            0.0f, p.c, p.ldc) == dnnl_success;
 }
 
 // A product cut into row_blocks x col_blocks blocks of rows_per x cols_per
@@ -216,7 +210,7 @@ bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, in
   const int64_t macs = first.macs();
   if (threads <= 1 || batch * macs < 2 * kMinTaskMacs) {
     bool ok = true;
-    for (int64_t i = 0; i < batch && ok; ++i) ok = sgemm_on_this_thread(product(i));
+    for (int64_t i = 0; i < batch && ok; ++i) ok = run_alone(product(i));
     return ok;
   }
   // Products are cut only where whole ones would leave threads idle: fewer
@@ -234,12 +228,23 @@ bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, in
     const Sgemm s = product(task / grid.blocks())
                         .rows(r0, std::min(first.m, r0 + grid.rows_per))
                         .cols(c0, std::min(first.n, c0 + grid.cols_per));
-    if (!sgemm_on_this_thread(s)) ok.store(false, std::memory_order_relaxed);
+    if (!run_alone(s)) ok.store(false, std::memory_order_relaxed);
   });
   return ok.load();
 }
 
 }  // namespace
+
+int sgemm_on_this_thread(char ta, char tb, int64_t m, int64_t n, int64_t k, const float* a,
+                         int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                         int64_t ldc) {
+  const int team = omp_get_max_threads();
+  if (team != 1) omp_set_num_threads(1);
+  const dnnl_status_t status =
+      dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  if (team != 1) omp_set_num_threads(team);
+  return status;
+}
 
 void match_dnnl_threads() {
   const int want = max_threads();

@@ -25,6 +25,17 @@ bool dnnl_sgemm_batched(int64_t batch, int64_t m, int64_t n, int64_t k,
                         MatrixBatch<const float> a, MatrixBatch<const float> b,
                         MatrixBatch<float> c);
 
+// c [m, n] (row stride ldc) = op(a) op(b) + beta c, row-major operands,
+// op(x) = x ('N') or x^T ('T'): one oneDNN sgemm on the calling thread
+// alone. sgemm sizes its OpenMP team by the thread's omp_get_max_threads():
+// 1 for the call, restored after (the same thread may run a oneDNN
+// convolution next, which wants its team). For callers that have already
+// spread their work over the oneTBB pool. Returns oneDNN's status
+// (dnnl_status_t; 0, dnnl_success, when it succeeded).
+int sgemm_on_this_thread(char ta, char tb, int64_t m, int64_t n, int64_t k, const float* a,
+                          int64_t lda, const float* b, int64_t ldb, float beta, float* c,
+                          int64_t ldc);
+
 // Sets the calling thread's OpenMP team size (oneDNN's threads) to the
 // CPU kernels' thread count, so that TESSERA_NUM_THREADS caps oneDNN's
 // primitives (convolution) as it caps oneTBB. Cheap; call before each

@@ -31,9 +31,9 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <Eigen/Dense>
 
-#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include "devices/cpu/kernels/gemm_dnnl.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/normalization_vec.h"
 #include "devices/cpu/kernels/parallel.h"
@@ -49,17 +49,14 @@ using ConstTile = Eigen::Map<const RowMajor>;
 using Tile = Eigen::Map<RowMajor>;
 
 // c [m, n] (row stride ldc) = op(a) op(b) + beta c, row-major operands,
-// op(x) = x or x^T: oneDNN's sgemm on this thread alone (the tiles are
-// already spread over the pool's threads).
+// op(x) = x or x^T, on this thread alone (the tiles are already spread
+// over the pool's threads).
 void tile_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
                const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
-  const int threads = omp_get_max_threads();
-  if (threads != 1) omp_set_num_threads(1);
-  const dnnl_status_t status = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda,
-                                          b, ldb, beta, c, ldc);
-  if (threads != 1) omp_set_num_threads(threads);
+  const int status = sgemm_on_this_thread(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, a, lda, b,
+                                          ldb, beta, c, ldc);
   TESSERA_CHECK(status == dnnl_success, DeviceError, "attention: oneDNN sgemm failed (status ",
-                static_cast<int>(status), ") on a ", m, " x ", n, " x ", k, " tile");
+                status, ") on a ", m, " x ", n, " x ", k, " tile");
 }
 
 // Query rows and keys per tile: a 64 x 256 float tile is 64 KiB, and
