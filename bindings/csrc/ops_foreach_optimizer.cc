@@ -376,24 +376,17 @@ void register_foreach(py::module_& m) {
   def_lerp(m);
   def_addc(m, "addcmul", TernaryOp::kAddcmul, "*");
   def_addc(m, "addcdiv", TernaryOp::kAddcdiv, "/");
-  for (const UnarySpec& spec : {
-           TESSERA_UNARY_SPEC(neg, kNeg),       TESSERA_UNARY_SPEC(abs, kAbs),
-           TESSERA_UNARY_SPEC(sign, kSign),     TESSERA_UNARY_SPEC(sqrt, kSqrt),
-           TESSERA_UNARY_SPEC(rsqrt, kRsqrt),   TESSERA_UNARY_SPEC(reciprocal, kReciprocal),
-           TESSERA_UNARY_SPEC(exp, kExp),       TESSERA_UNARY_SPEC(expm1, kExpm1),
-           TESSERA_UNARY_SPEC(log, kLog),       TESSERA_UNARY_SPEC(log1p, kLog1p),
-           TESSERA_UNARY_SPEC(log2, kLog2),     TESSERA_UNARY_SPEC(log10, kLog10),
-           TESSERA_UNARY_SPEC(sigmoid, kSigmoid), TESSERA_UNARY_SPEC(tanh, kTanh),
-           TESSERA_UNARY_SPEC(sin, kSin),       TESSERA_UNARY_SPEC(cos, kCos),
-           TESSERA_UNARY_SPEC(tan, kTan),       TESSERA_UNARY_SPEC(asin, kAsin),
-           TESSERA_UNARY_SPEC(acos, kAcos),     TESSERA_UNARY_SPEC(atan, kAtan),
-           TESSERA_UNARY_SPEC(sinh, kSinh),     TESSERA_UNARY_SPEC(cosh, kCosh),
-           TESSERA_UNARY_SPEC(erf, kErf),       TESSERA_UNARY_SPEC(floor, kFloor),
-           TESSERA_UNARY_SPEC(ceil, kCeil),     TESSERA_UNARY_SPEC(round, kRound),
-           TESSERA_UNARY_SPEC(trunc, kTrunc),
-       }) {
+  // The Foreach rows of the runtime's unary op table.
+#define TESSERA_UNARY_SPEC_Foreach(name, Enum) TESSERA_UNARY_SPEC(name, k##Enum),
+#define TESSERA_UNARY_SPEC_NoForeach(name, Enum)
+#define TESSERA_UNARY_SPEC_ROW(Enum, name, Rule, Forms, Foreach) \
+  TESSERA_UNARY_SPEC_##Foreach(name, Enum)
+  for (const UnarySpec& spec : {TESSERA_UNARY_OP_TABLE(TESSERA_UNARY_SPEC_ROW)}) {
     def_unary(m, spec);
   }
+#undef TESSERA_UNARY_SPEC_ROW
+#undef TESSERA_UNARY_SPEC_Foreach
+#undef TESSERA_UNARY_SPEC_NoForeach
 
   // Not pointwise kernels, but what the optimizers call beside them.
   m.def("_foreach_zero_", [](const TensorListArg& self) {

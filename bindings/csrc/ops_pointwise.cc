@@ -67,43 +67,18 @@ void def_unary(py::module_& m, TensorClass& cls, const char* name, Value value, 
             Methods::methods)
 
 void register_unary(py::module_& m, TensorClass& cls) {
-  TESSERA_DEF_UNARY(neg, kValueAndInPlace);
-  TESSERA_DEF_UNARY(abs, kValueAndInPlace);
-  TESSERA_DEF_UNARY(sign, kValueAndInPlace);
-  TESSERA_DEF_UNARY(exp, kValueAndInPlace);
-  TESSERA_DEF_UNARY(expm1, kValueAndInPlace);
-  TESSERA_DEF_UNARY(log, kValueAndInPlace);
-  TESSERA_DEF_UNARY(log1p, kValueAndInPlace);
-  TESSERA_DEF_UNARY(log2, kValueAndInPlace);
-  TESSERA_DEF_UNARY(log10, kValueAndInPlace);
-  TESSERA_DEF_UNARY(sqrt, kValueAndInPlace);
-  TESSERA_DEF_UNARY(rsqrt, kValueAndInPlace);
-  TESSERA_DEF_UNARY(reciprocal, kValueAndInPlace);
-  TESSERA_DEF_UNARY(sin, kValueAndInPlace);
-  TESSERA_DEF_UNARY(cos, kValueAndInPlace);
-  TESSERA_DEF_UNARY(tan, kValueAndInPlace);
-  TESSERA_DEF_UNARY(asin, kValueAndInPlace);
-  TESSERA_DEF_UNARY(acos, kValueAndInPlace);
-  TESSERA_DEF_UNARY(atan, kValueAndInPlace);
-  TESSERA_DEF_UNARY(sinh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(cosh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(tanh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(asinh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(acosh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(atanh, kValueAndInPlace);
-  TESSERA_DEF_UNARY(erf, kValueAndInPlace);
-  TESSERA_DEF_UNARY(sigmoid, kValueAndInPlace);
-  TESSERA_DEF_UNARY(relu, kValueAndInPlace);
-  TESSERA_DEF_UNARY(floor, kValueAndInPlace);
-  TESSERA_DEF_UNARY(ceil, kValueAndInPlace);
-  TESSERA_DEF_UNARY(round, kValueAndInPlace);
-  TESSERA_DEF_UNARY(trunc, kValueAndInPlace);
-  TESSERA_DEF_UNARY(bitwise_not, kValueAndInPlace);
-  TESSERA_DEF_UNARY(logical_not, kValueAndInPlace);
-  // torch.nn.functional's activations, which PyTorch's Tensor lacks.
-  TESSERA_DEF_UNARY(silu, kNone);
-  TESSERA_DEF_UNARY(hardswish, kNone);
-  TESSERA_DEF_UNARY(hardsigmoid, kNone);
+  // The Tensor rows of the runtime's op table are functions and Tensor
+  // methods; the Function rows (torch.nn.functional's activations, which
+  // PyTorch's Tensor lacks) functions only.
+#define TESSERA_DEF_UNARY_Tensor(name) TESSERA_DEF_UNARY(name, kValueAndInPlace);
+#define TESSERA_DEF_UNARY_Function(name) TESSERA_DEF_UNARY(name, kNone);
+#define TESSERA_DEF_UNARY_Custom(name)
+#define TESSERA_DEF_UNARY_ROW(Enum, name, Rule, Forms, Foreach) TESSERA_DEF_UNARY_##Forms(name)
+  TESSERA_UNARY_OP_TABLE(TESSERA_DEF_UNARY_ROW)
+#undef TESSERA_DEF_UNARY_ROW
+#undef TESSERA_DEF_UNARY_Tensor
+#undef TESSERA_DEF_UNARY_Function
+#undef TESSERA_DEF_UNARY_Custom
 
   m.def("gelu", [](const Tensor& input, const std::string& approximate, Tensor* out) {
     return value_or_out(out, [&] { return tessera::gelu(input, approximate); },

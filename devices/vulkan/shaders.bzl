@@ -15,8 +15,8 @@ def vulkan_spirv_source(name, srcs, includes = []):
       name: target name; the output is <name>.cc.
       srcs: .comp shaders; other files (e.g. .glsl headers they include)
         are inputs only.
-      includes: .glsl files the shaders #include (their folder goes on the
-        include path).
+      includes: .glsl files the shaders #include, written or generated
+        (each one's folder goes on the include path).
     """
     out = name + ".cc"
     native.genrule(
@@ -34,10 +34,12 @@ out=$(location {out})
   echo 'namespace {{'
 }} > $$out
 names=""
+# Every include's folder, generated ones (under bazel-out) included.
+include_dirs=$$(for f in {includes}; do dirname $$f; done | sort -u | sed 's/^/-I /')
 for src in {srcs}; do
   case $$src in *.comp) ;; *) continue ;; esac
   base=$$(basename $$src .comp)
-  glslc --target-env=vulkan1.2 -O -fshader-stage=compute -I $$(dirname $$src) \
+  glslc --target-env=vulkan1.2 -O -fshader-stage=compute -I $$(dirname $$src) $$include_dirs \
       -mfmt=c -o $(@D)/$$base.spv.inc $$src
   echo "const uint32_t k_$$base[] =" >> $$out
   cat $(@D)/$$base.spv.inc >> $$out
@@ -53,5 +55,9 @@ done
 echo '  return {{}};' >> $$out
 echo '}}' >> $$out
 echo '}}  // namespace tessera::vulkan' >> $$out
-""".format(out = out, srcs = " ".join(["$(location %s)" % s for s in srcs])),
+""".format(
+            out = out,
+            srcs = " ".join(["$(location %s)" % s for s in srcs]),
+            includes = " ".join(["$(location %s)" % s for s in includes]),
+        ),
     )

@@ -13,23 +13,13 @@ namespace {
 
 using kernels::BinaryOp;
 
-const char* op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return "add";
-    case BinaryOp::kSub: return "sub";
-    case BinaryOp::kMul: return "mul";
-    case BinaryOp::kDiv: return "div";
-  }
-  return "binary";
-}
-
 // The dtype the kernel computes in, after checking the op allows it.
 // `operands` describes the arguments; it is only called to build an error.
 // any_bool: some operand is a bool tensor or a bool Scalar.
 template <typename Describe>
 DType compute_dtype(BinaryOp op, DType common, bool any_bool, const Scalar& alpha,
                     Describe&& operands) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   if (op == BinaryOp::kDiv && !is_floating(common)) return DType::kF32;  // true division
   if (op == BinaryOp::kSub && any_bool) {
     throw TypeError(detail::concat(
@@ -60,7 +50,7 @@ bool has_wide_number(DType dtype, const Tensor& a, const Tensor& b) {
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   Device device = common_device(name, a, b);
   DType dtype = compute_dtype(op, result_type(a, b),
                               a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,
@@ -84,7 +74,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, const Scalar& alpha
 }
 
 Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& alpha) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   Device device = common_device(name, self, other);
   TESSERA_CHECK(device == self.device(), DeviceError, name, "_: expected all tensors to be on ",
                 self.device().to_string(), ", got ", describe(other));
@@ -120,7 +110,7 @@ Tensor& binary_(BinaryOp op, Tensor& self, const Tensor& other, const Scalar& al
 // device; result_type sees the Scalar itself (it promotes less than a
 // tensor would). Like PyTorch, an out-of-range value wraps.
 Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar& alpha) {
-  TESSERA_CHECK(a.defined(), ValueError, op_name(op), ": undefined tensor argument");
+  TESSERA_CHECK(a.defined(), ValueError, kernels::name_of(op), ": undefined tensor argument");
   Device device = a.device();
   DType dtype = compute_dtype(op, result_type(a, b), a.dtype() == DType::kBool || b.is_bool(),
                               alpha, [&] { return describe(a) + ", scalar " + b.to_string(); });
@@ -141,7 +131,7 @@ Tensor binary_scalar(BinaryOp op, const Tensor& a, const Scalar& b, const Scalar
 // (no temporary, no second pass over memory).
 Tensor& binary_out(BinaryOp op, Tensor& out, const Tensor& a, const Tensor& b,
                    const Scalar& alpha) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   Device device = common_device(name, a, b);
   DType dtype = compute_dtype(op, result_type(a, b),
                               a.dtype() == DType::kBool || b.dtype() == DType::kBool, alpha,

@@ -41,10 +41,12 @@ bool floating_op(const PointwiseOpCode& code) {
       [](auto op) {
         using Op = decltype(op);
         if constexpr (std::is_same_v<Op, UnaryOp>) {
-          return !kernels::is_predicate(op) && op != UnaryOp::kBitwiseNot;
+          return kernels::info(op).rule != kernels::UnaryRule::kPredicate &&
+                 kernels::info(op).rule != kernels::UnaryRule::kBitwise;
         } else if constexpr (std::is_same_v<Op, PointwiseBinaryOp>) {
-          return !kernels::is_bool_valued(op) &&
-                 !(op >= PointwiseBinaryOp::kBitwiseAnd && op <= PointwiseBinaryOp::kShiftRight);
+          using Rule = kernels::PointwiseBinaryRule;
+          const Rule rule = kernels::info(op).rule;
+          return rule != Rule::kCompare && rule != Rule::kBitwise && rule != Rule::kIntegral;
         } else if constexpr (std::is_same_v<Op, TernaryOp>) {
           return op != TernaryOp::kWhere;
         } else {

@@ -18,58 +18,9 @@ using kernels::PointwiseBinaryOp;
 using pointwise::Target;
 using Op = PointwiseBinaryOp;
 
-enum class Rule {
-  kNumeric,   // any dtype but bool
-  kAny,       // every dtype
-  kToFloat,   // integers and bool compute in float32
-  kFloatOnly, // floating dtypes only (no promotion of integers, as PyTorch)
-  kBitwise,   // integral and bool
-  kIntegral,  // integral only
-  kCompare,   // any dtype in, bool out
-};
-
-struct Info {
-  const char* name;
-  Rule rule;
-};
-
-Info info(Op op) {
-  switch (op) {
-    case Op::kDivTrunc: return {"div", Rule::kNumeric};
-    case Op::kDivFloor: return {"floor_divide", Rule::kNumeric};
-    case Op::kRemainder: return {"remainder", Rule::kNumeric};
-    case Op::kPow: return {"pow", Rule::kNumeric};
-    case Op::kMaximum: return {"maximum", Rule::kAny};
-    case Op::kMinimum: return {"minimum", Rule::kAny};
-    case Op::kAtan2: return {"atan2", Rule::kToFloat};
-    case Op::kBitwiseAnd: return {"bitwise_and", Rule::kBitwise};
-    case Op::kBitwiseOr: return {"bitwise_or", Rule::kBitwise};
-    case Op::kBitwiseXor: return {"bitwise_xor", Rule::kBitwise};
-    case Op::kShiftLeft: return {"bitwise_left_shift", Rule::kIntegral};
-    case Op::kShiftRight: return {"bitwise_right_shift", Rule::kIntegral};
-    case Op::kThresholdBackward: return {"threshold_backward", Rule::kNumeric};
-    case Op::kGeluBackward:
-    case Op::kGeluTanhBackward: return {"gelu_backward", Rule::kToFloat};
-    case Op::kSiluBackward: return {"silu_backward", Rule::kToFloat};
-    case Op::kSigmoidBackward: return {"sigmoid_backward", Rule::kToFloat};
-    case Op::kTanhBackward: return {"tanh_backward", Rule::kToFloat};
-    case Op::kEq: return {"eq", Rule::kCompare};
-    case Op::kNe: return {"ne", Rule::kCompare};
-    case Op::kLt: return {"lt", Rule::kCompare};
-    case Op::kLe: return {"le", Rule::kCompare};
-    case Op::kGt: return {"gt", Rule::kCompare};
-    case Op::kGe: return {"ge", Rule::kCompare};
-    case Op::kLogicalAnd: return {"logical_and", Rule::kCompare};
-    case Op::kLogicalOr: return {"logical_or", Rule::kCompare};
-    case Op::kLogicalXor: return {"logical_xor", Rule::kCompare};
-    case Op::kFmod: return {"fmod", Rule::kNumeric};
-    case Op::kLogaddexp: return {"logaddexp", Rule::kFloatOnly};
-    case Op::kLogaddexp2: return {"logaddexp2", Rule::kFloatOnly};
-    case Op::kHardswishBackward: return {"hardswish_backward", Rule::kFloatOnly};
-    case Op::kHardsigmoidBackward: return {"hardsigmoid_backward", Rule::kFloatOnly};
-  }
-  return {"binary", Rule::kAny};
-}
+using Rule = kernels::PointwiseBinaryRule;
+using Info = kernels::PointwiseBinaryOpInfo;
+using kernels::info;
 
 bool is_backward(Op op) { return kernels::is_activation_backward(op); }
 
@@ -196,30 +147,17 @@ Tensor& write_to(const char* name, Target target, const Tensor& result,
     return out;                                                                               \
   }
 
-TESSERA_POINTWISE_BINARY_DEF(floor_divide, kDivFloor)
-TESSERA_POINTWISE_BINARY_DEF(remainder, kRemainder)
-TESSERA_POINTWISE_BINARY_DEF(pow, kPow)
-TESSERA_POINTWISE_BINARY_DEF(maximum, kMaximum)
-TESSERA_POINTWISE_BINARY_DEF(minimum, kMinimum)
-TESSERA_POINTWISE_BINARY_DEF(atan2, kAtan2)
-TESSERA_POINTWISE_BINARY_DEF(eq, kEq)
-TESSERA_POINTWISE_BINARY_DEF(ne, kNe)
-TESSERA_POINTWISE_BINARY_DEF(lt, kLt)
-TESSERA_POINTWISE_BINARY_DEF(le, kLe)
-TESSERA_POINTWISE_BINARY_DEF(gt, kGt)
-TESSERA_POINTWISE_BINARY_DEF(ge, kGe)
-TESSERA_POINTWISE_BINARY_DEF(logical_and, kLogicalAnd)
-TESSERA_POINTWISE_BINARY_DEF(logical_or, kLogicalOr)
-TESSERA_POINTWISE_BINARY_DEF(logical_xor, kLogicalXor)
-TESSERA_POINTWISE_BINARY_DEF(bitwise_and, kBitwiseAnd)
-TESSERA_POINTWISE_BINARY_DEF(bitwise_or, kBitwiseOr)
-TESSERA_POINTWISE_BINARY_DEF(bitwise_xor, kBitwiseXor)
-TESSERA_POINTWISE_BINARY_DEF(bitwise_left_shift, kShiftLeft)
-TESSERA_POINTWISE_BINARY_DEF(bitwise_right_shift, kShiftRight)
-TESSERA_POINTWISE_BINARY_DEF(fmod, kFmod)
-TESSERA_POINTWISE_BINARY_DEF(logaddexp, kLogaddexp)
-TESSERA_POINTWISE_BINARY_DEF(logaddexp2, kLogaddexp2)
-
+// The Tensor rows of the table.
+#define TESSERA_POINTWISE_BINARY_DEF_Tensor(name, op) TESSERA_POINTWISE_BINARY_DEF(name, op)
+#define TESSERA_POINTWISE_BINARY_DEF_Backward(name, op)
+#define TESSERA_POINTWISE_BINARY_DEF_Custom(name, op)
+#define TESSERA_POINTWISE_BINARY_ROW(Enum, name, Rule, Forms) \
+  TESSERA_POINTWISE_BINARY_DEF_##Forms(name, k##Enum)
+TESSERA_POINTWISE_BINARY_OP_TABLE(TESSERA_POINTWISE_BINARY_ROW)
+#undef TESSERA_POINTWISE_BINARY_ROW
+#undef TESSERA_POINTWISE_BINARY_DEF_Tensor
+#undef TESSERA_POINTWISE_BINARY_DEF_Backward
+#undef TESSERA_POINTWISE_BINARY_DEF_Custom
 #undef TESSERA_POINTWISE_BINARY_DEF
 
 Tensor pow(Scalar base, const Tensor& exponent) {

@@ -14,6 +14,7 @@
 
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
+#include "runtime/ops/signatures/pointwise_op_table.h"
 
 namespace tessera {
 
@@ -22,44 +23,24 @@ namespace tessera {
   Tensor& name##_(Tensor& self);           \
   Tensor& name##_out(Tensor& out, const Tensor& x);
 
-// -- Unary. Floating ops (exp ... erf) give float32 for integer/bool input.
-TESSERA_POINTWISE_UNARY_DECL(neg)
-TESSERA_POINTWISE_UNARY_DECL(abs)
-TESSERA_POINTWISE_UNARY_DECL(sign)
-TESSERA_POINTWISE_UNARY_DECL(exp)
-TESSERA_POINTWISE_UNARY_DECL(expm1)
-TESSERA_POINTWISE_UNARY_DECL(log)
-TESSERA_POINTWISE_UNARY_DECL(log1p)
-TESSERA_POINTWISE_UNARY_DECL(log2)
-TESSERA_POINTWISE_UNARY_DECL(sqrt)
-TESSERA_POINTWISE_UNARY_DECL(rsqrt)
-TESSERA_POINTWISE_UNARY_DECL(reciprocal)
-TESSERA_POINTWISE_UNARY_DECL(sin)
-TESSERA_POINTWISE_UNARY_DECL(cos)
-TESSERA_POINTWISE_UNARY_DECL(tan)
-TESSERA_POINTWISE_UNARY_DECL(tanh)
-TESSERA_POINTWISE_UNARY_DECL(sigmoid)
-TESSERA_POINTWISE_UNARY_DECL(relu)
-TESSERA_POINTWISE_UNARY_DECL(silu)
-TESSERA_POINTWISE_UNARY_DECL(erf)
-TESSERA_POINTWISE_UNARY_DECL(floor)
-TESSERA_POINTWISE_UNARY_DECL(ceil)
-TESSERA_POINTWISE_UNARY_DECL(round)
-TESSERA_POINTWISE_UNARY_DECL(trunc)
-TESSERA_POINTWISE_UNARY_DECL(bitwise_not)
-TESSERA_POINTWISE_UNARY_DECL(logical_not)
-TESSERA_POINTWISE_UNARY_DECL(log10)
-TESSERA_POINTWISE_UNARY_DECL(sinh)
-TESSERA_POINTWISE_UNARY_DECL(cosh)
-TESSERA_POINTWISE_UNARY_DECL(asin)
-TESSERA_POINTWISE_UNARY_DECL(acos)
-TESSERA_POINTWISE_UNARY_DECL(atan)
-TESSERA_POINTWISE_UNARY_DECL(asinh)
-TESSERA_POINTWISE_UNARY_DECL(acosh)
-TESSERA_POINTWISE_UNARY_DECL(atanh)
-// Floating dtypes only, as PyTorch's.
-TESSERA_POINTWISE_UNARY_DECL(hardswish)    // x * relu6(x + 3) / 6
-TESSERA_POINTWISE_UNARY_DECL(hardsigmoid)  // relu6(x + 3) / 6
+// -- Unary: the Tensor and Function rows of TESSERA_UNARY_OP_TABLE
+// (runtime/ops/signatures/pointwise_op_table.h): neg, abs, sign, exp, expm1,
+// log, log1p, log2, log10, sqrt, rsqrt, reciprocal, sin, cos, tan, asin,
+// acos, atan, sinh, cosh, tanh, asinh, acosh, atanh, erf, sigmoid, relu,
+// silu, hardswish, hardsigmoid, floor, ceil, round, trunc, bitwise_not,
+// logical_not. Each row's Rule gives its dtypes: floating math (exp ... erf)
+// gives float32 for integer/bool input; silu, hardswish and hardsigmoid
+// take floating dtypes only, as PyTorch's.
+#define TESSERA_POINTWISE_UNARY_DECL_Tensor(name) TESSERA_POINTWISE_UNARY_DECL(name)
+#define TESSERA_POINTWISE_UNARY_DECL_Function(name) TESSERA_POINTWISE_UNARY_DECL(name)
+#define TESSERA_POINTWISE_UNARY_DECL_Custom(name)
+#define TESSERA_POINTWISE_UNARY_ROW(Enum, name, Rule, Forms, Foreach) \
+  TESSERA_POINTWISE_UNARY_DECL_##Forms(name)
+TESSERA_UNARY_OP_TABLE(TESSERA_POINTWISE_UNARY_ROW)
+#undef TESSERA_POINTWISE_UNARY_ROW
+#undef TESSERA_POINTWISE_UNARY_DECL_Tensor
+#undef TESSERA_POINTWISE_UNARY_DECL_Function
+#undef TESSERA_POINTWISE_UNARY_DECL_Custom
 
 // approximate is "none" (exact, with erf) or "tanh".
 Tensor gelu(const Tensor& x, std::string_view approximate = "none");
@@ -112,35 +93,25 @@ Tensor& clamp_max_out(Tensor& out, const Tensor& x, const Tensor& max);
   Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b); \
   Tensor& name##_out(Tensor& out, const Tensor& a, Scalar b);
 
-// Integer division/remainder by zero raise ValueError ("ZeroDivisionError").
-TESSERA_POINTWISE_BINARY_DECL(floor_divide)
-TESSERA_POINTWISE_BINARY_DECL(remainder)  // Python's %: sign of the divisor
-TESSERA_POINTWISE_BINARY_DECL(fmod)       // C's fmod: sign of the dividend
-// Integer pow: a negative Scalar exponent is a ValueError; a negative
-// tensor exponent gives 1/x truncated (1, -1 or 0) as PyTorch.
-TESSERA_POINTWISE_BINARY_DECL(pow)
-TESSERA_POINTWISE_BINARY_DECL(maximum)  // NaN-propagating
-TESSERA_POINTWISE_BINARY_DECL(minimum)
-TESSERA_POINTWISE_BINARY_DECL(atan2)
-// log(e^a + e^b) and log2(2^a + 2^b) without overflow; floating dtypes only.
-TESSERA_POINTWISE_BINARY_DECL(logaddexp)
-TESSERA_POINTWISE_BINARY_DECL(logaddexp2)
-// Comparisons and logical ops give bool.
-TESSERA_POINTWISE_BINARY_DECL(eq)
-TESSERA_POINTWISE_BINARY_DECL(ne)
-TESSERA_POINTWISE_BINARY_DECL(lt)
-TESSERA_POINTWISE_BINARY_DECL(le)
-TESSERA_POINTWISE_BINARY_DECL(gt)
-TESSERA_POINTWISE_BINARY_DECL(ge)
-TESSERA_POINTWISE_BINARY_DECL(logical_and)
-TESSERA_POINTWISE_BINARY_DECL(logical_or)
-TESSERA_POINTWISE_BINARY_DECL(logical_xor)
-// Integral and bool only (shifts: integral only).
-TESSERA_POINTWISE_BINARY_DECL(bitwise_and)
-TESSERA_POINTWISE_BINARY_DECL(bitwise_or)
-TESSERA_POINTWISE_BINARY_DECL(bitwise_xor)
-TESSERA_POINTWISE_BINARY_DECL(bitwise_left_shift)
-TESSERA_POINTWISE_BINARY_DECL(bitwise_right_shift)
+// The Tensor rows of TESSERA_POINTWISE_BINARY_OP_TABLE: floor_divide,
+// remainder (Python's %: sign of the divisor), fmod (C's: sign of the
+// dividend), pow, maximum, minimum (NaN-propagating), atan2, logaddexp,
+// logaddexp2 (floating only, without overflow), the comparisons eq ... ge
+// and logical_and/or/xor (bool results), bitwise_and/or/xor (integral and
+// bool) and bitwise_left_shift/right_shift (integral). Integer division and
+// remainder by zero raise ValueError ("ZeroDivisionError"); integer pow
+// with a negative Scalar exponent is a ValueError, and with a negative
+// tensor exponent gives 1/x truncated (1, -1 or 0), as PyTorch.
+#define TESSERA_POINTWISE_BINARY_DECL_Tensor(name) TESSERA_POINTWISE_BINARY_DECL(name)
+#define TESSERA_POINTWISE_BINARY_DECL_Backward(name)
+#define TESSERA_POINTWISE_BINARY_DECL_Custom(name)
+#define TESSERA_POINTWISE_BINARY_ROW(Enum, name, Rule, Forms) \
+  TESSERA_POINTWISE_BINARY_DECL_##Forms(name)
+TESSERA_POINTWISE_BINARY_OP_TABLE(TESSERA_POINTWISE_BINARY_ROW)
+#undef TESSERA_POINTWISE_BINARY_ROW
+#undef TESSERA_POINTWISE_BINARY_DECL_Tensor
+#undef TESSERA_POINTWISE_BINARY_DECL_Backward
+#undef TESSERA_POINTWISE_BINARY_DECL_Custom
 
 #undef TESSERA_POINTWISE_BINARY_DECL
 

@@ -13,16 +13,6 @@ namespace {
 using kernels::TernaryOp;
 using pointwise::Target;
 
-const char* op_name(TernaryOp op) {
-  switch (op) {
-    case TernaryOp::kWhere: return "where";
-    case TernaryOp::kLerp: return "lerp";
-    case TernaryOp::kAddcmul: return "addcmul";
-    case TernaryOp::kAddcdiv: return "addcdiv";
-  }
-  return "ternary";
-}
-
 // The device of three operands: all on one device, except that 0-d host
 // tensors may join tensors on another device (as common_device allows).
 Device common_device3(const char* name, const Tensor& a, const Tensor& b, const Tensor& c) {
@@ -47,7 +37,7 @@ Device common_device3(const char* name, const Tensor& a, const Tensor& b, const 
 // condition a stays bool) and broadcast.
 Tensor ternary_value(TernaryOp op, const Tensor& a, const Tensor& b, const Tensor& c,
                      DType dtype, Scalar value, Target target) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   TESSERA_CHECK(a.defined() && b.defined() && c.defined(), ValueError, name,
                 ": undefined tensor argument");
   Device device = common_device3(name, a, b, c);
@@ -112,7 +102,7 @@ Tensor lerp_scalar_value(const Tensor& start, const Tensor& end, Scalar weight, 
 
 Tensor addc_value(TernaryOp op, const Tensor& self, const Tensor& t1, const Tensor& t2,
                   Scalar value, Target target) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   TESSERA_CHECK(self.defined() && t1.defined() && t2.defined(), ValueError, name,
                 ": undefined tensor argument");
   DType dtype = promote3(self, t1, t2);

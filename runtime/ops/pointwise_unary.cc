@@ -13,72 +13,8 @@ namespace {
 using kernels::UnaryOp;
 using pointwise::Target;
 
-// How an op treats dtypes, as PyTorch's CPU kernels do.
-enum class Rule {
-  kKeepNoBool,   // same dtype; bool is a TypeError (neg, abs, relu, floor...)
-  kKeep,         // same dtype, bool included (sign)
-  kToFloat,      // integers and bool compute in float32 (exp, sin, ...)
-  kFloatOnly,    // floating dtypes only (gelu, silu)
-  kBitwise,      // integral and bool only
-  kPredicate,    // any dtype in, bool out
-};
-
-struct UnaryInfo {
-  const char* name;
-  Rule rule;
-};
-
-UnaryInfo info(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::kNeg: return {"neg", Rule::kKeepNoBool};
-    case UnaryOp::kAbs: return {"abs", Rule::kKeepNoBool};
-    case UnaryOp::kSign: return {"sign", Rule::kKeep};
-    case UnaryOp::kExp: return {"exp", Rule::kToFloat};
-    case UnaryOp::kExpm1: return {"expm1", Rule::kToFloat};
-    case UnaryOp::kLog: return {"log", Rule::kToFloat};
-    case UnaryOp::kLog1p: return {"log1p", Rule::kToFloat};
-    case UnaryOp::kLog2: return {"log2", Rule::kToFloat};
-    case UnaryOp::kSqrt: return {"sqrt", Rule::kToFloat};
-    case UnaryOp::kRsqrt: return {"rsqrt", Rule::kToFloat};
-    case UnaryOp::kReciprocal: return {"reciprocal", Rule::kToFloat};
-    case UnaryOp::kSin: return {"sin", Rule::kToFloat};
-    case UnaryOp::kCos: return {"cos", Rule::kToFloat};
-    case UnaryOp::kTan: return {"tan", Rule::kToFloat};
-    case UnaryOp::kTanh: return {"tanh", Rule::kToFloat};
-    case UnaryOp::kSigmoid: return {"sigmoid", Rule::kToFloat};
-    case UnaryOp::kRelu: return {"relu", Rule::kKeepNoBool};
-    case UnaryOp::kGelu: return {"gelu", Rule::kFloatOnly};
-    case UnaryOp::kGeluTanh: return {"gelu", Rule::kFloatOnly};
-    case UnaryOp::kSilu: return {"silu", Rule::kFloatOnly};
-    case UnaryOp::kErf: return {"erf", Rule::kToFloat};
-    case UnaryOp::kFloor: return {"floor", Rule::kKeepNoBool};
-    case UnaryOp::kCeil: return {"ceil", Rule::kKeepNoBool};
-    case UnaryOp::kRound: return {"round", Rule::kKeepNoBool};
-    case UnaryOp::kTrunc: return {"trunc", Rule::kKeepNoBool};
-    case UnaryOp::kClamp:
-    case UnaryOp::kClampMin:
-    case UnaryOp::kClampMax: return {"clamp", Rule::kKeepNoBool};
-    case UnaryOp::kBitwiseNot: return {"bitwise_not", Rule::kBitwise};
-    case UnaryOp::kLogicalNot: return {"logical_not", Rule::kPredicate};
-    case UnaryOp::kIsnan: return {"isnan", Rule::kPredicate};
-    case UnaryOp::kIsinf: return {"isinf", Rule::kPredicate};
-    case UnaryOp::kIsfinite: return {"isfinite", Rule::kPredicate};
-    case UnaryOp::kLog10: return {"log10", Rule::kToFloat};
-    case UnaryOp::kSinh: return {"sinh", Rule::kToFloat};
-    case UnaryOp::kCosh: return {"cosh", Rule::kToFloat};
-    case UnaryOp::kAsin: return {"asin", Rule::kToFloat};
-    case UnaryOp::kAcos: return {"acos", Rule::kToFloat};
-    case UnaryOp::kAtan: return {"atan", Rule::kToFloat};
-    case UnaryOp::kAsinh: return {"asinh", Rule::kToFloat};
-    case UnaryOp::kAcosh: return {"acosh", Rule::kToFloat};
-    case UnaryOp::kAtanh: return {"atanh", Rule::kToFloat};
-    case UnaryOp::kHardswish: return {"hardswish", Rule::kFloatOnly};
-    case UnaryOp::kHardsigmoid: return {"hardsigmoid", Rule::kFloatOnly};
-    case UnaryOp::kIsneginf: return {"isneginf", Rule::kPredicate};
-    case UnaryOp::kIsposinf: return {"isposinf", Rule::kPredicate};
-  }
-  return {"unary", Rule::kKeep};
-}
+using Rule = kernels::UnaryRule;
+using kernels::info;
 
 bool rounds(UnaryOp op) {
   return op == UnaryOp::kFloor || op == UnaryOp::kCeil || op == UnaryOp::kRound ||
@@ -88,7 +24,7 @@ bool rounds(UnaryOp op) {
 // The dtype the kernel computes in (its input and, except predicates, its
 // output dtype), after the op's dtype checks.
 DType compute_dtype(UnaryOp op, const Tensor& x) {
-  const UnaryInfo i = info(op);
+  const kernels::UnaryOpInfo i = info(op);
   const DType t = x.dtype();
   switch (i.rule) {
     case Rule::kKeepNoBool:
@@ -117,7 +53,7 @@ DType compute_dtype(UnaryOp op, const Tensor& x) {
 }
 
 Tensor unary_value(UnaryOp op, const Tensor& x, Target target, Scalar p0 = 0, Scalar p1 = 0) {
-  const UnaryInfo i = info(op);
+  const kernels::UnaryOpInfo i = info(op);
   TESSERA_CHECK(x.defined(), ValueError, i.name, ": undefined tensor argument");
   const DType cdt = compute_dtype(op, x);
   const DType result = i.rule == Rule::kPredicate ? DType::kBool : cdt;
@@ -184,43 +120,17 @@ Tensor clamp_value(const Tensor& x, const std::optional<Scalar>& min,
   Tensor& name##_(Tensor& self) { return unary_(UnaryOp::op, self); }                \
   Tensor& name##_out(Tensor& out, const Tensor& x) { return unary_out(UnaryOp::op, out, x); }
 
-TESSERA_POINTWISE_UNARY_DEF(neg, kNeg)
-TESSERA_POINTWISE_UNARY_DEF(abs, kAbs)
-TESSERA_POINTWISE_UNARY_DEF(sign, kSign)
-TESSERA_POINTWISE_UNARY_DEF(exp, kExp)
-TESSERA_POINTWISE_UNARY_DEF(expm1, kExpm1)
-TESSERA_POINTWISE_UNARY_DEF(log, kLog)
-TESSERA_POINTWISE_UNARY_DEF(log1p, kLog1p)
-TESSERA_POINTWISE_UNARY_DEF(log2, kLog2)
-TESSERA_POINTWISE_UNARY_DEF(sqrt, kSqrt)
-TESSERA_POINTWISE_UNARY_DEF(rsqrt, kRsqrt)
-TESSERA_POINTWISE_UNARY_DEF(reciprocal, kReciprocal)
-TESSERA_POINTWISE_UNARY_DEF(sin, kSin)
-TESSERA_POINTWISE_UNARY_DEF(cos, kCos)
-TESSERA_POINTWISE_UNARY_DEF(tan, kTan)
-TESSERA_POINTWISE_UNARY_DEF(tanh, kTanh)
-TESSERA_POINTWISE_UNARY_DEF(sigmoid, kSigmoid)
-TESSERA_POINTWISE_UNARY_DEF(relu, kRelu)
-TESSERA_POINTWISE_UNARY_DEF(silu, kSilu)
-TESSERA_POINTWISE_UNARY_DEF(erf, kErf)
-TESSERA_POINTWISE_UNARY_DEF(floor, kFloor)
-TESSERA_POINTWISE_UNARY_DEF(ceil, kCeil)
-TESSERA_POINTWISE_UNARY_DEF(round, kRound)
-TESSERA_POINTWISE_UNARY_DEF(trunc, kTrunc)
-TESSERA_POINTWISE_UNARY_DEF(bitwise_not, kBitwiseNot)
-TESSERA_POINTWISE_UNARY_DEF(logical_not, kLogicalNot)
-TESSERA_POINTWISE_UNARY_DEF(log10, kLog10)
-TESSERA_POINTWISE_UNARY_DEF(sinh, kSinh)
-TESSERA_POINTWISE_UNARY_DEF(cosh, kCosh)
-TESSERA_POINTWISE_UNARY_DEF(asin, kAsin)
-TESSERA_POINTWISE_UNARY_DEF(acos, kAcos)
-TESSERA_POINTWISE_UNARY_DEF(atan, kAtan)
-TESSERA_POINTWISE_UNARY_DEF(asinh, kAsinh)
-TESSERA_POINTWISE_UNARY_DEF(acosh, kAcosh)
-TESSERA_POINTWISE_UNARY_DEF(atanh, kAtanh)
-TESSERA_POINTWISE_UNARY_DEF(hardswish, kHardswish)
-TESSERA_POINTWISE_UNARY_DEF(hardsigmoid, kHardsigmoid)
-
+// The Tensor and Function rows of the table; Custom rows are below.
+#define TESSERA_POINTWISE_UNARY_DEF_Tensor(name, op) TESSERA_POINTWISE_UNARY_DEF(name, op)
+#define TESSERA_POINTWISE_UNARY_DEF_Function(name, op) TESSERA_POINTWISE_UNARY_DEF(name, op)
+#define TESSERA_POINTWISE_UNARY_DEF_Custom(name, op)
+#define TESSERA_POINTWISE_UNARY_ROW(Enum, name, Rule, Forms, Foreach) \
+  TESSERA_POINTWISE_UNARY_DEF_##Forms(name, k##Enum)
+TESSERA_UNARY_OP_TABLE(TESSERA_POINTWISE_UNARY_ROW)
+#undef TESSERA_POINTWISE_UNARY_ROW
+#undef TESSERA_POINTWISE_UNARY_DEF_Tensor
+#undef TESSERA_POINTWISE_UNARY_DEF_Function
+#undef TESSERA_POINTWISE_UNARY_DEF_Custom
 #undef TESSERA_POINTWISE_UNARY_DEF
 
 Tensor isnan(const Tensor& x) { return unary(UnaryOp::kIsnan, x); }

@@ -44,8 +44,18 @@ class DeviceCaseInvoker final : public Catch::ITestInvoker {
 
 }  // namespace
 
+namespace {
+std::set<std::string>& case_ops() {
+  static std::set<std::string> ops;
+  return ops;
+}
+}  // namespace
+
+const std::set<std::string>& registered_case_ops() { return case_ops(); }
+
 bool register_device_cases(const char* op, const char* kind, DeviceCaseFn run, const char* file,
                            int line) {
+  case_ops().insert(op);
   for (const std::string& type : known_device_types()) {
     const std::string name = type + ": " + op + kind;  // Catch copies it
     Catch::AutoReg(new DeviceCaseInvoker(type, op, run), Catch::SourceLineInfo(file, line),

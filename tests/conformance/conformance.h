@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,10 @@ using DeviceCaseFn = void (*)(const std::string& device_type, const std::string&
 // device. For the macros below (a static initializer): returns true.
 bool register_device_cases(const char* op, const char* kind, DeviceCaseFn run, const char* file,
                            int line);
+
+// The op labels of every registered case ("gelu", "pow floating", ...), for
+// the check that each op of the runtime's op tables has cases.
+const std::set<std::string>& registered_case_ops();
 
 }  // namespace tessera::conformance
 

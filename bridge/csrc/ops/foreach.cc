@@ -13,45 +13,10 @@
 // for all of them); a scalar that is the op's own argument (alpha,
 // addcmul's value, a clamp bound) stays a scalar of its entry.
 #include <ATen/ATen.h>
-#include <ATen/ops/_foreach_abs_native.h>
-#include <ATen/ops/_foreach_acos_native.h>
-#include <ATen/ops/_foreach_add_native.h>
-#include <ATen/ops/_foreach_addcdiv_native.h>
-#include <ATen/ops/_foreach_addcmul_native.h>
-#include <ATen/ops/_foreach_asin_native.h>
-#include <ATen/ops/_foreach_atan_native.h>
-#include <ATen/ops/_foreach_ceil_native.h>
-#include <ATen/ops/_foreach_clamp_max_native.h>
-#include <ATen/ops/_foreach_clamp_min_native.h>
-#include <ATen/ops/_foreach_cos_native.h>
-#include <ATen/ops/_foreach_cosh_native.h>
-#include <ATen/ops/_foreach_div_native.h>
-#include <ATen/ops/_foreach_erf_native.h>
-#include <ATen/ops/_foreach_exp_native.h>
-#include <ATen/ops/_foreach_expm1_native.h>
-#include <ATen/ops/_foreach_floor_native.h>
-#include <ATen/ops/_foreach_lerp_native.h>
-#include <ATen/ops/_foreach_log_native.h>
-#include <ATen/ops/_foreach_log10_native.h>
-#include <ATen/ops/_foreach_log1p_native.h>
-#include <ATen/ops/_foreach_log2_native.h>
-#include <ATen/ops/_foreach_maximum_native.h>
-#include <ATen/ops/_foreach_minimum_native.h>
-#include <ATen/ops/_foreach_mul_native.h>
-#include <ATen/ops/_foreach_neg_native.h>
-#include <ATen/ops/_foreach_pow_native.h>
-#include <ATen/ops/_foreach_reciprocal_native.h>
-#include <ATen/ops/_foreach_round_native.h>
-#include <ATen/ops/_foreach_rsqrt_native.h>
-#include <ATen/ops/_foreach_sigmoid_native.h>
-#include <ATen/ops/_foreach_sign_native.h>
-#include <ATen/ops/_foreach_sin_native.h>
-#include <ATen/ops/_foreach_sinh_native.h>
-#include <ATen/ops/_foreach_sqrt_native.h>
-#include <ATen/ops/_foreach_sub_native.h>
-#include <ATen/ops/_foreach_tan_native.h>
-#include <ATen/ops/_foreach_tanh_native.h>
-#include <ATen/ops/_foreach_trunc_native.h>
+// Every at::native function, for the per-tensor loops (foreach_tensor_*_slow)
+// that take the lists the fast route refuses: one include, so that a
+// unary op added to the runtime's op table needs no line here.
+#include <ATen/NativeFunctions.h>
 #include <torch/library.h>
 
 #include <variant>
@@ -540,33 +505,15 @@ void pow_scalarlist_(at::TensorList self, at::ArrayRef<at::Scalar> exponent) {
     at::native::foreach_tensor_##OP##_slow_(self); \
   }
 
-TESSERA_FOREACH_UNARY(neg, UnaryOp::kNeg)
-TESSERA_FOREACH_UNARY(abs, UnaryOp::kAbs)
-TESSERA_FOREACH_UNARY(sign, UnaryOp::kSign)
-TESSERA_FOREACH_UNARY(sqrt, UnaryOp::kSqrt)
-TESSERA_FOREACH_UNARY(rsqrt, UnaryOp::kRsqrt)
-TESSERA_FOREACH_UNARY(reciprocal, UnaryOp::kReciprocal)
-TESSERA_FOREACH_UNARY(exp, UnaryOp::kExp)
-TESSERA_FOREACH_UNARY(log, UnaryOp::kLog)
-TESSERA_FOREACH_UNARY(sigmoid, UnaryOp::kSigmoid)
-TESSERA_FOREACH_UNARY(tanh, UnaryOp::kTanh)
-TESSERA_FOREACH_UNARY(acos, UnaryOp::kAcos)
-TESSERA_FOREACH_UNARY(asin, UnaryOp::kAsin)
-TESSERA_FOREACH_UNARY(atan, UnaryOp::kAtan)
-TESSERA_FOREACH_UNARY(cos, UnaryOp::kCos)
-TESSERA_FOREACH_UNARY(cosh, UnaryOp::kCosh)
-TESSERA_FOREACH_UNARY(log10, UnaryOp::kLog10)
-TESSERA_FOREACH_UNARY(log2, UnaryOp::kLog2)
-TESSERA_FOREACH_UNARY(tan, UnaryOp::kTan)
-TESSERA_FOREACH_UNARY(sin, UnaryOp::kSin)
-TESSERA_FOREACH_UNARY(sinh, UnaryOp::kSinh)
-TESSERA_FOREACH_UNARY(ceil, UnaryOp::kCeil)
-TESSERA_FOREACH_UNARY(erf, UnaryOp::kErf)
-TESSERA_FOREACH_UNARY(expm1, UnaryOp::kExpm1)
-TESSERA_FOREACH_UNARY(floor, UnaryOp::kFloor)
-TESSERA_FOREACH_UNARY(log1p, UnaryOp::kLog1p)
-TESSERA_FOREACH_UNARY(round, UnaryOp::kRound)
-TESSERA_FOREACH_UNARY(trunc, UnaryOp::kTrunc)
+// The Foreach rows of the runtime's unary op table.
+#define TESSERA_FOREACH_UNARY_Foreach(name, Enum) TESSERA_FOREACH_UNARY(name, UnaryOp::k##Enum)
+#define TESSERA_FOREACH_UNARY_NoForeach(name, Enum)
+#define TESSERA_FOREACH_UNARY_ROW(Enum, name, Rule, Forms, Foreach) \
+  TESSERA_FOREACH_UNARY_##Foreach(name, Enum)
+TESSERA_UNARY_OP_TABLE(TESSERA_FOREACH_UNARY_ROW)
+#undef TESSERA_FOREACH_UNARY_ROW
+#undef TESSERA_FOREACH_UNARY_Foreach
+#undef TESSERA_FOREACH_UNARY_NoForeach
 
 #define TESSERA_IMPL_BINARY_FORMS(OP) \
   m.impl("_foreach_" #OP ".List", TORCH_FN(OP##_list)); \
@@ -613,33 +560,13 @@ TESSERA_ATEN_KERNELS(m) {
   TESSERA_IMPL_BINARY_FORMS(clamp_min)
   TESSERA_IMPL_BINARY_FORMS(clamp_max)
   TESSERA_IMPL_BINARY_FORMS(pow)
-  TESSERA_IMPL_UNARY(neg)
-  TESSERA_IMPL_UNARY(abs)
-  TESSERA_IMPL_UNARY(sign)
-  TESSERA_IMPL_UNARY(sqrt)
-  TESSERA_IMPL_UNARY(rsqrt)
-  TESSERA_IMPL_UNARY(reciprocal)
-  TESSERA_IMPL_UNARY(exp)
-  TESSERA_IMPL_UNARY(log)
-  TESSERA_IMPL_UNARY(sigmoid)
-  TESSERA_IMPL_UNARY(tanh)
-  TESSERA_IMPL_UNARY(acos)
-  TESSERA_IMPL_UNARY(asin)
-  TESSERA_IMPL_UNARY(atan)
-  TESSERA_IMPL_UNARY(cos)
-  TESSERA_IMPL_UNARY(cosh)
-  TESSERA_IMPL_UNARY(log10)
-  TESSERA_IMPL_UNARY(log2)
-  TESSERA_IMPL_UNARY(tan)
-  TESSERA_IMPL_UNARY(sin)
-  TESSERA_IMPL_UNARY(sinh)
-  TESSERA_IMPL_UNARY(ceil)
-  TESSERA_IMPL_UNARY(erf)
-  TESSERA_IMPL_UNARY(expm1)
-  TESSERA_IMPL_UNARY(floor)
-  TESSERA_IMPL_UNARY(log1p)
-  TESSERA_IMPL_UNARY(round)
-  TESSERA_IMPL_UNARY(trunc)
+#define TESSERA_IMPL_UNARY_Foreach(name) TESSERA_IMPL_UNARY(name)
+#define TESSERA_IMPL_UNARY_NoForeach(name)
+#define TESSERA_IMPL_UNARY_ROW(Enum, name, Rule, Forms, Foreach) TESSERA_IMPL_UNARY_##Foreach(name)
+  TESSERA_UNARY_OP_TABLE(TESSERA_IMPL_UNARY_ROW)
+#undef TESSERA_IMPL_UNARY_ROW
+#undef TESSERA_IMPL_UNARY_Foreach
+#undef TESSERA_IMPL_UNARY_NoForeach
 }
 
 }  // namespace

@@ -200,42 +200,18 @@ at::Tensor& clamp_max_tensor_out(const at::Tensor& self, const at::Tensor& max, 
 }
 
 TESSERA_ATEN_KERNELS(m) {
-  TESSERA_REGISTER_UNARY(m, neg);
-  TESSERA_REGISTER_UNARY(m, abs);
-  TESSERA_REGISTER_UNARY(m, sign);
-  TESSERA_REGISTER_UNARY(m, exp);
-  TESSERA_REGISTER_UNARY(m, expm1);
-  TESSERA_REGISTER_UNARY(m, log);
-  TESSERA_REGISTER_UNARY(m, log1p);
-  TESSERA_REGISTER_UNARY(m, log2);
-  TESSERA_REGISTER_UNARY(m, sqrt);
-  TESSERA_REGISTER_UNARY(m, rsqrt);
-  TESSERA_REGISTER_UNARY(m, reciprocal);
-  TESSERA_REGISTER_UNARY(m, sin);
-  TESSERA_REGISTER_UNARY(m, cos);
-  TESSERA_REGISTER_UNARY(m, tan);
-  TESSERA_REGISTER_UNARY(m, tanh);
-  TESSERA_REGISTER_UNARY(m, sigmoid);
-  TESSERA_REGISTER_UNARY(m, relu);
-  TESSERA_REGISTER_UNARY(m, silu);
-  TESSERA_REGISTER_UNARY(m, erf);
-  TESSERA_REGISTER_UNARY(m, floor);
-  TESSERA_REGISTER_UNARY(m, ceil);
-  TESSERA_REGISTER_UNARY(m, round);
-  TESSERA_REGISTER_UNARY(m, trunc);
-  TESSERA_REGISTER_UNARY(m, bitwise_not);
-  TESSERA_REGISTER_UNARY(m, logical_not);
-  TESSERA_REGISTER_UNARY(m, log10);
-  TESSERA_REGISTER_UNARY(m, sinh);
-  TESSERA_REGISTER_UNARY(m, cosh);
-  TESSERA_REGISTER_UNARY(m, asin);
-  TESSERA_REGISTER_UNARY(m, acos);
-  TESSERA_REGISTER_UNARY(m, atan);
-  TESSERA_REGISTER_UNARY(m, asinh);
-  TESSERA_REGISTER_UNARY(m, acosh);
-  TESSERA_REGISTER_UNARY(m, atanh);
-  TESSERA_REGISTER_UNARY(m, hardswish);
-  TESSERA_REGISTER_UNARY(m, hardsigmoid);
+  // The Tensor and Function rows of the runtime's op table: name, name_
+  // and name.out each.
+#define TESSERA_REGISTER_UNARY_Tensor(name) TESSERA_REGISTER_UNARY(m, name);
+#define TESSERA_REGISTER_UNARY_Function(name) TESSERA_REGISTER_UNARY(m, name);
+#define TESSERA_REGISTER_UNARY_Custom(name)
+#define TESSERA_REGISTER_UNARY_ROW(Enum, name, Rule, Forms, Foreach) \
+  TESSERA_REGISTER_UNARY_##Forms(name)
+  TESSERA_UNARY_OP_TABLE(TESSERA_REGISTER_UNARY_ROW)
+#undef TESSERA_REGISTER_UNARY_ROW
+#undef TESSERA_REGISTER_UNARY_Tensor
+#undef TESSERA_REGISTER_UNARY_Function
+#undef TESSERA_REGISTER_UNARY_Custom
 
   // isnan.out and isinf.out are aten composites over these; isfinite is
   // (x == x) * (abs(x) != inf), all with kernels here.

@@ -54,19 +54,9 @@ struct Div {
   __device__ C operator()(C a, C b) const { return a / b; }
 };
 
-const char* op_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::kAdd: return "add";
-    case BinaryOp::kSub: return "sub";
-    case BinaryOp::kMul: return "mul";
-    case BinaryOp::kDiv: return "div";
-  }
-  return "binary";
-}
-
 void binary_kernel(const KernelContext& ctx, BinaryOp op, Tensor& out, const Tensor& a,
                    const Tensor& b, Scalar alpha) {
-  const char* name = op_name(op);
+  const char* name = kernels::name_of(op);
   TESSERA_CHECK(a.dtype() == out.dtype() && b.dtype() == out.dtype(), TypeError, name,
                 ": the cuda kernel needs one dtype, got out ", describe(out), ", a ", describe(a),
                 ", b ", describe(b));

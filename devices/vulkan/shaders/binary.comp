@@ -6,9 +6,10 @@
 // as the CPU kernel (alpha 1 gives the plain sum); integers wrap; bool add
 // is a || (alpha && b) and mul a && b (0/1 arithmetic, stored as != 0).
 #include "element_kinds.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 0;  // BinaryOp: 0 add, 1 sub, 2 mul, 3 div
+layout(constant_id = 1) const uint kOp = BINARY_OP_ADD;  // kernels::BinaryOp
 layout(constant_id = 2) const uint kKind = 0;
 
 const int kMaxRank = 5;  // kBinaryMaxRank in kernels/binary.cc
@@ -33,9 +34,9 @@ void apply(int o, int ia, int ib) {
       const float alpha = scalar_float(p.alpha);
       float r;
       switch (kOp) {
-        case 0: r = fma(alpha, b, a); break;
-        case 1: r = fma(-alpha, b, a); break;
-        case 2: r = a * b; break;
+        case BINARY_OP_ADD: r = fma(alpha, b, a); break;
+        case BINARY_OP_SUB: r = fma(-alpha, b, a); break;
+        case BINARY_OP_MUL: r = a * b; break;
         default: r = a / b; break;
       }
       store_float(kKind, p.out_addr, o, r);
@@ -47,9 +48,9 @@ void apply(int o, int ia, int ib) {
       const int alpha = scalar_int(p.alpha);
       int r;
       switch (kOp) {
-        case 0: r = a + alpha * b; break;
-        case 1: r = a - alpha * b; break;
-        default: r = a * b; break;  // 2; integer div is not a Binary op
+        case BINARY_OP_ADD: r = a + alpha * b; break;
+        case BINARY_OP_SUB: r = a - alpha * b; break;
+        default: r = a * b; break;  // mul; integer div is not a Binary op
       }
       store_int(kKind, p.out_addr, o, r);
       break;
@@ -60,8 +61,8 @@ void apply(int o, int ia, int ib) {
       const int64_t alpha = scalar_long(p.alpha);
       int64_t r;
       switch (kOp) {
-        case 0: r = a + alpha * b; break;
-        case 1: r = a - alpha * b; break;
+        case BINARY_OP_ADD: r = a + alpha * b; break;
+        case BINARY_OP_SUB: r = a - alpha * b; break;
         default: r = a * b; break;
       }
       store_long(p.out_addr, o, r);

@@ -4,9 +4,10 @@
 // 8/16/64-bit types), so it runs on every device the backend accepts.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 0;  // BinaryOp: 0 add, 1 sub, 2 mul, 3 div
+layout(constant_id = 1) const uint kOp = BINARY_OP_ADD;  // kernels::BinaryOp
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
@@ -50,9 +51,9 @@ void main() {
     const float b = Floats(p.b_addr).v[ib];
     float r;
     switch (kOp) {
-      case 0: r = a + p.alpha * b; break;
-      case 1: r = a - p.alpha * b; break;
-      case 2: r = a * b; break;
+      case BINARY_OP_ADD: r = a + p.alpha * b; break;
+      case BINARY_OP_SUB: r = a - p.alpha * b; break;
+      case BINARY_OP_MUL: r = a * b; break;
       default: r = a / b; break;
     }
     Floats(p.out_addr).v[o] = r;

@@ -1,16 +1,17 @@
 #version 450
 // out = a (cmp) b: bool out (one byte, 0 or 1) from f32 a and b, which are
 // broadcast through stride-0 dims. The comparison (kernels::
-// PointwiseBinaryOp's value: 18 eq, 19 ne, 20 lt, 21 le, 22 gt, 23 ge) is a
+// PointwiseBinaryOp's value: eq, ne, lt, le, gt, ge) is a
 // specialization constant. NaN compares unequal to everything, as IEEE and
 // the CPU kernel; tested through the bits, since drivers may treat the
 // unordered comparisons loosely. Writes bytes, so it needs 8-bit storage
 // (kernels/pointwise_binary.cc checks).
 #include "buffers.glsl"
 #include "float_math.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 18;
+layout(constant_id = 1) const uint kOp = POINTWISE_BINARY_OP_EQ;  // kernels::PointwiseBinaryOp
 
 const int kMaxRank = 5;  // kCompareMaxRank in kernels/pointwise_binary.cc
 layout(push_constant, std430) uniform Params {
@@ -27,13 +28,13 @@ layout(push_constant, std430) uniform Params {
 } p;
 
 bool compare(float a, float b) {
-  if (is_nan(a) || is_nan(b)) return kOp == 19;  // only ne holds
+  if (is_nan(a) || is_nan(b)) return kOp == POINTWISE_BINARY_OP_NE;  // only ne holds
   switch (kOp) {
-    case 18: return a == b;
-    case 19: return !(a == b);
-    case 20: return a < b;
-    case 21: return a <= b;
-    case 22: return a > b;
+    case POINTWISE_BINARY_OP_EQ: return a == b;
+    case POINTWISE_BINARY_OP_NE: return !(a == b);
+    case POINTWISE_BINARY_OP_LT: return a < b;
+    case POINTWISE_BINARY_OP_LE: return a <= b;
+    case POINTWISE_BINARY_OP_GT: return a > b;
     default: return a >= b;  // 23
   }
 }

@@ -2,9 +2,8 @@
 // out = a (op) b for every element kind of element_kinds.glsl and every
 // op of kernels::PointwiseBinaryOp (pointwise_f32.comp and compare_f32.comp
 // are the f32 shaders of the ops they cover); a and b broadcast through
-// stride-0 dims. Op and input kind are specialization constants; ops 18..26
-// (comparisons, logical) write bool, the others (0..17, 27..31) the input
-// kind. Semantics are the CPU kernel's:
+// stride-0 dims. Op and input kind are specialization constants; the
+// comparisons and logical ops write bool, the others the input kind. Semantics are the CPU kernel's:
 // - floats: rounding divisions from C's fmod with each step rounded to the
 //   storage precision (f16) and each quotient rounded correctly (c_div: a
 //   driver's a / b may be 2.5 ulp off, which moves floor and trunc across
@@ -18,6 +17,7 @@
 #include "float_math.glsl"
 #include "double_float.glsl"
 #include "division.glsl"
+#include "pointwise_op_constants.glsl"
 #include "pointwise_float_ops.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -39,7 +39,7 @@ layout(push_constant, std430) uniform Params {
   int b_strides[kMaxRank];
 } p;
 
-const bool kToBool = kOp >= 18 && kOp <= 26;  // kernels::is_bool_valued
+const bool kToBool = POINTWISE_BINARY_OP_IS_BOOL_VALUED(kOp);  // kernels::is_bool_valued
 
 // --- float domain
 
@@ -70,11 +70,11 @@ float remainder_float(float a, float b) {
 
 float float_op(float a, float b) {
   switch (kOp) {
-    case 0: return trunc(r16(c_div(a, b)));
-    case 1: return floor_div_float(a, b);
-    case 2: return remainder_float(a, b);
-    case 3: return c_pow(a, b);
-    case 6: return c_atan2(a, b);
+    case POINTWISE_BINARY_OP_DIV_TRUNC: return trunc(r16(c_div(a, b)));
+    case POINTWISE_BINARY_OP_DIV_FLOOR: return floor_div_float(a, b);
+    case POINTWISE_BINARY_OP_REMAINDER: return remainder_float(a, b);
+    case POINTWISE_BINARY_OP_POW: return c_pow(a, b);
+    case POINTWISE_BINARY_OP_ATAN2: return c_atan2(a, b);
     default: return pointwise_float(kOp, a, b, scalar_float(p.p0));
   }
 }
@@ -82,18 +82,20 @@ float float_op(float a, float b) {
 // NaN compares unequal to everything (tested through the bits, see
 // compare_f32.comp).
 bool float_compare(float a, float b) {
-  if (kOp >= 24) {  // logical: NaN is nonzero, hence true
+  if (kOp == POINTWISE_BINARY_OP_LOGICAL_AND || kOp == POINTWISE_BINARY_OP_LOGICAL_OR ||
+      kOp == POINTWISE_BINARY_OP_LOGICAL_XOR) {  // logical: NaN is nonzero, hence true
     const bool x = a != 0.0 || is_nan(a), y = b != 0.0 || is_nan(b);
-    return kOp == 24 ? x && y : (kOp == 25 ? x || y : x != y);
+    return kOp == POINTWISE_BINARY_OP_LOGICAL_AND ? x && y
+         : kOp == POINTWISE_BINARY_OP_LOGICAL_OR ? x || y : x != y;
   }
-  if (is_nan(a) || is_nan(b)) return kOp == 19;  // only ne holds
+  if (is_nan(a) || is_nan(b)) return kOp == POINTWISE_BINARY_OP_NE;  // only ne holds
   switch (kOp) {
-    case 18: return a == b;
-    case 19: return !(a == b);
-    case 20: return a < b;
-    case 21: return a <= b;
-    case 22: return a > b;
-    default: return a >= b;  // 23
+    case POINTWISE_BINARY_OP_EQ: return a == b;
+    case POINTWISE_BINARY_OP_NE: return !(a == b);
+    case POINTWISE_BINARY_OP_LT: return a < b;
+    case POINTWISE_BINARY_OP_LE: return a <= b;
+    case POINTWISE_BINARY_OP_GT: return a > b;
+    default: return a >= b;  // ge
   }
 }
 
@@ -103,7 +105,7 @@ bool float_compare(float a, float b) {
 void flag_zero_divisor() { Ints(p.zero_divisor_flag).v[0] = 1; }
 
 #define DEFINE_INTEGER_OPS(T, NAME, SCALAR)                                             \
-  T NAME##_pow(T base, T e) {                                                            \
+  T NAME##_pow(T base, T e) {                                                           \
     if (e < T(0)) return base == T(1) ? T(1) : (base == T(-1) ? ((e & T(1)) != T(0) ? T(-1) : T(1)) : T(0)); \
     T result = T(1);                                                                    \
     while (e != T(0)) {                                                                 \
@@ -116,44 +118,44 @@ void flag_zero_divisor() { Ints(p.zero_divisor_flag).v[0] = 1; }
   T NAME##_op(T a, T b) {                                                               \
     const T bits = T(bits_of(kKind));                                                   \
     switch (kOp) {                                                                      \
-      case 0:                                                                           \
-      case 1:                                                                           \
-      case 2:                                                                           \
-      case 27: {                                                                        \
+      case POINTWISE_BINARY_OP_DIV_TRUNC:                                               \
+      case POINTWISE_BINARY_OP_DIV_FLOOR:                                               \
+      case POINTWISE_BINARY_OP_REMAINDER:                                               \
+      case POINTWISE_BINARY_OP_FMOD: {                                                  \
         if (b == T(0)) {                                                                \
           flag_zero_divisor();                                                          \
           return T(0);                                                                  \
         }                                                                               \
-        if (b == T(-1)) return kOp >= 2 ? T(0) : -a; /* min / -1 overflows */           \
+        if (b == T(-1)) return kOp == POINTWISE_BINARY_OP_REMAINDER || kOp == POINTWISE_BINARY_OP_FMOD ? T(0) : -a; /* min / -1 overflows */ \
         const T q = a / b;                                                              \
         const T r = a - q * b;                                                          \
-        if (kOp == 27) return r; /* fmod: C's %, the dividend's sign */                 \
+        if (kOp == POINTWISE_BINARY_OP_FMOD) return r; /* fmod: C's %, the dividend's sign */ \
         const bool signs_differ = r != T(0) && ((r < T(0)) != (b < T(0)));              \
-        if (kOp == 0) return q;                                                         \
-        if (kOp == 1) return signs_differ ? q - T(1) : q;                               \
+        if (kOp == POINTWISE_BINARY_OP_DIV_TRUNC) return q;                             \
+        if (kOp == POINTWISE_BINARY_OP_DIV_FLOOR) return signs_differ ? q - T(1) : q;   \
         return signs_differ ? r + b : r;                                                \
       }                                                                                 \
-      case 3: return NAME##_pow(a, b);                                                  \
-      case 4: return a < b ? b : a;                                                     \
-      case 5: return b < a ? b : a;                                                     \
-      case 7: return a & b;                                                             \
-      case 8: return a | b;                                                             \
-      case 9: return a ^ b;                                                             \
-      case 10: return b < T(0) || b >= bits ? T(0) : a << b;                            \
-      case 11: return b < T(0) || b >= bits ? (a < T(0) ? T(-1) : T(0)) : a >> b;       \
-      default: return b <= SCALAR(p.p0) ? T(0) : a; /* 12, threshold_backward */        \
+      case POINTWISE_BINARY_OP_POW: return NAME##_pow(a, b);                            \
+      case POINTWISE_BINARY_OP_MAXIMUM: return a < b ? b : a;                           \
+      case POINTWISE_BINARY_OP_MINIMUM: return b < a ? b : a;                           \
+      case POINTWISE_BINARY_OP_BITWISE_AND: return a & b;                               \
+      case POINTWISE_BINARY_OP_BITWISE_OR: return a | b;                                \
+      case POINTWISE_BINARY_OP_BITWISE_XOR: return a ^ b;                               \
+      case POINTWISE_BINARY_OP_SHIFT_LEFT: return b < T(0) || b >= bits ? T(0) : a << b; \
+      case POINTWISE_BINARY_OP_SHIFT_RIGHT: return b < T(0) || b >= bits ? (a < T(0) ? T(-1) : T(0)) : a >> b; \
+      default: return b <= SCALAR(p.p0) ? T(0) : a; /* threshold_backward */            \
     }                                                                                   \
   }                                                                                     \
   bool NAME##_compare(T a, T b) {                                                       \
     switch (kOp) {                                                                      \
-      case 18: return a == b;                                                           \
-      case 19: return a != b;                                                           \
-      case 20: return a < b;                                                            \
-      case 21: return a <= b;                                                           \
-      case 22: return a > b;                                                            \
-      case 23: return a >= b;                                                           \
-      case 24: return a != T(0) && b != T(0);                                           \
-      case 25: return a != T(0) || b != T(0);                                           \
+      case POINTWISE_BINARY_OP_EQ: return a == b;                                       \
+      case POINTWISE_BINARY_OP_NE: return a != b;                                       \
+      case POINTWISE_BINARY_OP_LT: return a < b;                                        \
+      case POINTWISE_BINARY_OP_LE: return a <= b;                                       \
+      case POINTWISE_BINARY_OP_GT: return a > b;                                        \
+      case POINTWISE_BINARY_OP_GE: return a >= b;                                       \
+      case POINTWISE_BINARY_OP_LOGICAL_AND: return a != T(0) && b != T(0);              \
+      case POINTWISE_BINARY_OP_LOGICAL_OR: return a != T(0) || b != T(0);               \
       default: return (a != T(0)) != (b != T(0));                                       \
     }                                                                                   \
   }

@@ -1,20 +1,20 @@
 #version 450
 // out = a (op) b for f32, broadcast through stride-0 dims: the f32-valued
 // ops of kernels::PointwiseBinaryOp that training leans on (value as a
-// specialization constant): 4 maximum, 5 minimum (NaN-propagating), 27
-// fmod, 28 logaddexp, 29 logaddexp2, and the activation gradients 12
-// threshold (relu), 13 gelu, 14 gelu tanh, 15 silu, 16 sigmoid, 17 tanh,
-// 30 hardswish, 31 hardsigmoid, where a is the incoming gradient and b the
-// forward input (threshold, gelu, silu, hardswish, hardsigmoid) or output
-// (sigmoid, tanh). Formulas as the CPU kernel's (pointwise_float_ops.glsl).
+// specialization constant): maximum, minimum (NaN-propagating), fmod,
+// logaddexp, logaddexp2, and the activation gradients threshold (relu),
+// gelu, gelu tanh, silu, sigmoid, tanh, hardswish, hardsigmoid, where a is
+// the incoming gradient and b the forward input (threshold, gelu, silu,
+// hardswish, hardsigmoid) or output (sigmoid, tanh). Formulas as the CPU kernel's (pointwise_float_ops.glsl).
 // Needs no optional shader features.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 
 #include "float_math.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 4;
+layout(constant_id = 1) const uint kOp = POINTWISE_BINARY_OP_MAXIMUM;  // kernels::PointwiseBinaryOp
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 

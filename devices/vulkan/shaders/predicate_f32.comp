@@ -5,9 +5,10 @@
 // storage (kernels/unary.cc checks).
 #include "buffers.glsl"
 #include "float_math.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 29;  // kernels::UnaryOp
+layout(constant_id = 1) const uint kOp = UNARY_OP_LOGICAL_NOT;  // kernels::UnaryOp
 
 const int kMaxRank = 8;  // kUnaryMaxRank in kernels/unary.cc
 layout(push_constant, std430) uniform Params {
@@ -24,12 +25,12 @@ layout(push_constant, std430) uniform Params {
 
 bool apply(float x) {
   switch (kOp) {
-    case 29: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
-    case 30: return is_nan(x);
-    case 31: return is_inf(x);
-    case 32: return !is_nan(x) && !is_inf(x);  // isfinite
-    case 44: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
-    default: return floatBitsToUint(x) == 0x7f800000u;  // 45, isposinf
+    case UNARY_OP_LOGICAL_NOT: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
+    case UNARY_OP_ISNAN: return is_nan(x);
+    case UNARY_OP_ISINF: return is_inf(x);
+    case UNARY_OP_ISFINITE: return !is_nan(x) && !is_inf(x);  // isfinite
+    case UNARY_OP_ISNEGINF: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
+    default: return floatBitsToUint(x) == 0x7f800000u;  // UNARY_OP_ISPOSINF
   }
 }
 

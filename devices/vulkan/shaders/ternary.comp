@@ -2,13 +2,14 @@
 // out = op(a, b, c) for every element kind of element_kinds.glsl
 // (ternary_f32.comp is the f32 shader), broadcast through stride-0 dims;
 // op (kernels::TernaryOp's value) and out's kind are specialization
-// constants: 0 where (a is the bool condition), 1 lerp and 3 addcdiv
-// (floating), 2 addcmul (integers wrap). f16 computes in f32 and rounds
+// constants: where (a is the bool condition), lerp and addcdiv
+// (floating), addcmul (integers wrap). f16 computes in f32 and rounds
 // once at the store, as the CPU kernel.
 #include "element_kinds.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 0;
+layout(constant_id = 1) const uint kOp = TERNARY_OP_WHERE;  // kernels::TernaryOp
 layout(constant_id = 2) const uint kKind = 0;
 
 const int kMaxRank = 4;  // kTernaryMaxRank in kernels/ternary.cc (5 arrays fill 128 bytes)
@@ -34,24 +35,24 @@ float float_op(int ia, int ib, int ic) {
   switch (kOp) {
     // lerp(start a, end b, weight c) in the CPU kernel's two forms, each
     // exact at its end (weight 0 gives start, 1 gives end).
-    case 1: return abs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * (1.0 - c);
-    case 2: return a + scalar_float(p.value) * b * c;
-    default: return a + scalar_float(p.value) * b / c;  // 3, addcdiv
+    case TERNARY_OP_LERP: return abs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * (1.0 - c);
+    case TERNARY_OP_ADDCMUL: return a + scalar_float(p.value) * b * c;
+    default: return a + scalar_float(p.value) * b / c;  // TERNARY_OP_ADDCDIV
   }
 }
 
 void apply(int o, int ia, int ib, int ic) {
   // where: the condition picks which operand is read at all.
-  const bool pick_b = kOp == 0 && load_bool(p.a_addr, ia);
+  const bool pick_b = kOp == TERNARY_OP_WHERE && load_bool(p.a_addr, ia);
   const int i_where = pick_b ? ib : ic;
   const uvec2 addr_where = pick_b ? p.b_addr : p.c_addr;
   switch (domain_of(kKind)) {
     case kFloatDomain:
-      if (kOp == 0) store_float(kKind, p.out_addr, o, load_float(kKind, addr_where, i_where));
+      if (kOp == TERNARY_OP_WHERE) store_float(kKind, p.out_addr, o, load_float(kKind, addr_where, i_where));
       else store_float(kKind, p.out_addr, o, float_op(ia, ib, ic));
       break;
     case kIntDomain:
-      if (kOp == 0) {
+      if (kOp == TERNARY_OP_WHERE) {
         store_int(kKind, p.out_addr, o, load_int(kKind, addr_where, i_where));
       } else {  // 2, addcmul
         const int a = load_int(kKind, p.a_addr, ia);
@@ -61,7 +62,7 @@ void apply(int o, int ia, int ib, int ic) {
       }
       break;
     default:
-      if (kOp == 0) {
+      if (kOp == TERNARY_OP_WHERE) {
         store_long(p.out_addr, o, load_long(addr_where, i_where));
       } else {
         const int64_t a = load_long(p.a_addr, ia);

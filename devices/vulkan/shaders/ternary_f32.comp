@@ -1,13 +1,14 @@
 #version 450
 // out = op(a, b, c) for f32 out, broadcast through stride-0 dims; the op is
-// a specialization constant (kernels::TernaryOp's value): 0 where (a is the
-// bool condition, one byte), 1 lerp, 2 addcmul, 3 addcdiv (a, b, c f32).
+// a specialization constant (kernels::TernaryOp's value): where (a is the
+// bool condition, one byte), lerp, addcmul, addcdiv (a, b, c f32).
 // Reads bytes for where, so it needs 8-bit storage (kernels/ternary.cc
 // checks).
 #include "buffers.glsl"
+#include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
-layout(constant_id = 1) const uint kOp = 0;
+layout(constant_id = 1) const uint kOp = TERNARY_OP_WHERE;  // kernels::TernaryOp
 
 const int kMaxRank = 4;  // kTernaryMaxRank in kernels/ternary.cc (5 arrays fill 128 bytes)
 layout(push_constant, std430) uniform Params {
@@ -28,14 +29,14 @@ layout(push_constant, std430) uniform Params {
 float apply(int ia, int ib, int ic) {
   const float b = Floats(p.b_addr).v[ib];
   const float c = Floats(p.c_addr).v[ic];
-  if (kOp == 0) return Bytes(p.a_addr).v[ia] != uint8_t(0) ? b : c;
+  if (kOp == TERNARY_OP_WHERE) return Bytes(p.a_addr).v[ia] != uint8_t(0) ? b : c;
   const float a = Floats(p.a_addr).v[ia];
   switch (kOp) {
     // lerp(start a, end b, weight c) in the CPU kernel's two forms, each
     // exact at its end (weight 0 gives start, 1 gives end).
-    case 1: return abs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * (1.0 - c);
-    case 2: return a + p.value * b * c;
-    default: return a + p.value * b / c;  // 3, addcdiv
+    case TERNARY_OP_LERP: return abs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * (1.0 - c);
+    case TERNARY_OP_ADDCMUL: return a + p.value * b * c;
+    default: return a + p.value * b / c;  // TERNARY_OP_ADDCDIV
   }
 }
 

@@ -3,12 +3,13 @@
 // (unary_f32.comp is the f32 shader for devices without 8/16/64-bit
 // types). Op (kernels::UnaryOp's value) and input kind are specialization
 // constants. f16 computes the floating ops in f32 and rounds at the store;
-// the predicates (29 logical_not .. 32 isfinite, 44 isneginf, 45 isposinf)
+// the predicates (logical_not, isnan, isinf, isfinite, isneginf, isposinf)
 // write bool; integers and
 // bool get the ops the CPU kernel defines on them (neg and abs wrap, clamp
 // is min(max(x, lo), hi), rounding ops are the identity).
 #include "element_kinds.glsl"
 #include "float_math.glsl"
+#include "pointwise_op_constants.glsl"
 #include "unary_float_ops.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -28,44 +29,43 @@ layout(push_constant, std430) uniform Params {
   int in_strides[kMaxRank];
 } p;
 
-// kernels::is_predicate: 29 logical_not .. 32 isfinite, 44 isneginf, 45 isposinf.
-const bool kPredicate = (kOp >= 29 && kOp <= 32) || kOp >= 44;
+const bool kPredicate = UNARY_OP_IS_PREDICATE(kOp);  // kernels::is_predicate
 
 bool float_predicate(float x) {
   switch (kOp) {
-    case 29: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
-    case 30: return is_nan(x);
-    case 31: return is_inf(x);
-    case 32: return !is_nan(x) && !is_inf(x);  // isfinite
-    case 44: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
-    default: return floatBitsToUint(x) == 0x7f800000u;  // 45, isposinf
+    case UNARY_OP_LOGICAL_NOT: return is_zero(x);  // logical_not (NaN is true, so not-NaN is false)
+    case UNARY_OP_ISNAN: return is_nan(x);
+    case UNARY_OP_ISINF: return is_inf(x);
+    case UNARY_OP_ISFINITE: return !is_nan(x) && !is_inf(x);  // isfinite
+    case UNARY_OP_ISNEGINF: return floatBitsToUint(x) == 0xff800000u;  // isneginf (bits, see is_inf)
+    default: return floatBitsToUint(x) == 0x7f800000u;  // UNARY_OP_ISPOSINF
   }
 }
 
 int int_unary(int x) {
   switch (kOp) {
-    case 0: return -x;
-    case 1: return x < 0 ? -x : x;
-    case 2: return int(0 < x) - int(x < 0);
-    case 16: return x < 0 ? 0 : x;
-    case 25: return min(max(x, scalar_int(p.p0)), scalar_int(p.p1));
-    case 26: return max(x, scalar_int(p.p0));
-    case 27: return min(x, scalar_int(p.p0));
-    case 28: return kKind == kBool ? x ^ 1 : ~x;
-    default: return x;  // 21 floor, 22 ceil, 23 round, 24 trunc
+    case UNARY_OP_NEG: return -x;
+    case UNARY_OP_ABS: return x < 0 ? -x : x;
+    case UNARY_OP_SIGN: return int(0 < x) - int(x < 0);
+    case UNARY_OP_RELU: return x < 0 ? 0 : x;
+    case UNARY_OP_CLAMP: return min(max(x, scalar_int(p.p0)), scalar_int(p.p1));
+    case UNARY_OP_CLAMP_MIN: return max(x, scalar_int(p.p0));
+    case UNARY_OP_CLAMP_MAX: return min(x, scalar_int(p.p0));
+    case UNARY_OP_BITWISE_NOT: return kKind == kBool ? x ^ 1 : ~x;
+    default: return x;  // floor, ceil, round, trunc
   }
 }
 
 int64_t long_unary(int64_t x) {
   switch (kOp) {
-    case 0: return -x;
-    case 1: return x < 0 ? -x : x;
-    case 2: return int64_t(0 < x) - int64_t(x < 0);
-    case 16: return x < 0 ? 0 : x;
-    case 25: return min(max(x, scalar_long(p.p0)), scalar_long(p.p1));
-    case 26: return max(x, scalar_long(p.p0));
-    case 27: return min(x, scalar_long(p.p0));
-    case 28: return ~x;
+    case UNARY_OP_NEG: return -x;
+    case UNARY_OP_ABS: return x < 0 ? -x : x;
+    case UNARY_OP_SIGN: return int64_t(0 < x) - int64_t(x < 0);
+    case UNARY_OP_RELU: return x < 0 ? 0 : x;
+    case UNARY_OP_CLAMP: return min(max(x, scalar_long(p.p0)), scalar_long(p.p1));
+    case UNARY_OP_CLAMP_MIN: return max(x, scalar_long(p.p0));
+    case UNARY_OP_CLAMP_MAX: return min(x, scalar_long(p.p0));
+    case UNARY_OP_BITWISE_NOT: return ~x;
     default: return x;
   }
 }
@@ -82,13 +82,13 @@ void apply(int o, int ia) {
     case kIntDomain: {
       const int x = load_int(kKind, p.in_addr, ia);
       // Integers are never NaN or infinite.
-      if (kPredicate) store_bool(p.out_addr, o, kOp == 29 ? x == 0 : kOp == 32);
+      if (kPredicate) store_bool(p.out_addr, o, kOp == UNARY_OP_LOGICAL_NOT ? x == 0 : kOp == UNARY_OP_ISFINITE);
       else store_int(kKind, p.out_addr, o, int_unary(x));
       break;
     }
     default: {
       const int64_t x = load_long(p.in_addr, ia);
-      if (kPredicate) store_bool(p.out_addr, o, kOp == 29 ? x == 0 : kOp == 32);
+      if (kPredicate) store_bool(p.out_addr, o, kOp == UNARY_OP_LOGICAL_NOT ? x == 0 : kOp == UNARY_OP_ISFINITE);
       else store_long(p.out_addr, o, long_unary(x));
       break;
     }

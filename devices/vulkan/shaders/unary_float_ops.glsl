@@ -1,7 +1,8 @@
-// The floating ops of kernels::UnaryOp (values 0 neg .. 27 clamp_max and
-// 33 log10 .. 43 hardsigmoid) on f32, as the CPU kernel computes them in its compute type; shared by
-// unary_f32.comp and unary.comp (f16 computes in f32). p0, p1: clamp bounds.
-// Needs float_math.glsl.
+// The floating ops of kernels::UnaryOp (all but bitwise_not and the
+// predicates) on f32, as the CPU kernel computes them in its compute type;
+// shared by unary_f32.comp and unary.comp (f16 computes in f32). p0, p1:
+// clamp bounds. Needs float_math.glsl.
+#include "pointwise_op_constants.glsl"
 
 // GELU constants as in the CPU kernel: 1/sqrt(2), sqrt(2/pi), and the
 // cubic coefficient of the tanh approximation.
@@ -25,46 +26,46 @@ float nan_min(float x, float hi) {
 
 float unary_float(uint op, float x, float p0, float p1) {
   switch (op) {
-    case 0: return -x;
-    case 1: return abs(x);
-    case 2: return is_positive(x) ? 1.0 : (is_negative(x) ? -1.0 : 0.0);  // NaN -> 0, as the CPU
-    case 3: return c_exp(x);
-    case 4: return c_expm1(x);
-    case 5: return c_log(x);
-    case 6: return c_log1p(x);
-    case 7: return c_log2(x);
-    case 8: return c_sqrt(x);
-    case 9: return 1.0 / c_sqrt(x);  // inversesqrt has driver-defined precision
-    case 10: return 1.0 / x;
-    case 11: return sin(x);
-    case 12: return cos(x);
-    case 13: return tan(x);
-    case 14: return c_tanh(x);
-    case 15: return 1.0 / (1.0 + c_exp(-x));
+    case UNARY_OP_NEG: return -x;
+    case UNARY_OP_ABS: return abs(x);
+    case UNARY_OP_SIGN: return is_positive(x) ? 1.0 : (is_negative(x) ? -1.0 : 0.0);  // NaN -> 0, as the CPU
+    case UNARY_OP_EXP: return c_exp(x);
+    case UNARY_OP_EXPM1: return c_expm1(x);
+    case UNARY_OP_LOG: return c_log(x);
+    case UNARY_OP_LOG1P: return c_log1p(x);
+    case UNARY_OP_LOG2: return c_log2(x);
+    case UNARY_OP_SQRT: return c_sqrt(x);
+    case UNARY_OP_RSQRT: return 1.0 / c_sqrt(x);  // inversesqrt has driver-defined precision
+    case UNARY_OP_RECIPROCAL: return 1.0 / x;
+    case UNARY_OP_SIN: return sin(x);
+    case UNARY_OP_COS: return cos(x);
+    case UNARY_OP_TAN: return tan(x);
+    case UNARY_OP_TANH: return c_tanh(x);
+    case UNARY_OP_SIGMOID: return 1.0 / (1.0 + c_exp(-x));
     // NaN and -0.0 pass through, as torch.relu; decided on the bits, since
     // `x < 0 ? 0 : x` may become max(x, 0), which drops NaN.
-    case 16: return is_negative(x) ? 0.0 : x;
-    case 17: return 0.5 * x * (1.0 + c_erf(x * kInvSqrt2));
-    case 18: return 0.5 * x * (1.0 + c_tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
-    case 19: return x / (1.0 + c_exp(-x));
-    case 20: return c_erf(x);
-    case 21: return floor(x);
-    case 22: return ceil(x);
-    case 23: return roundEven(x);  // half to even, as torch.round
-    case 24: return trunc(x);
-    case 25: return nan_min(nan_max(x, p0), p1);
-    case 26: return nan_max(x, p0);
-    case 27: return nan_min(x, p0);  // clamp_max
-    case 33: return c_log10(x);
-    case 34: return c_sinh(x);
-    case 35: return c_cosh(x);
-    case 36: return c_asin(x);
-    case 37: return c_acos(x);
-    case 38: return c_atan(x);
-    case 39: return c_asinh(x);
-    case 40: return c_acosh(x);
-    case 41: return c_atanh(x);
-    case 42: return x * nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;  // hardswish
-    default: return nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;      // 43, hardsigmoid
+    case UNARY_OP_RELU: return is_negative(x) ? 0.0 : x;
+    case UNARY_OP_GELU: return 0.5 * x * (1.0 + c_erf(x * kInvSqrt2));
+    case UNARY_OP_GELU_TANH: return 0.5 * x * (1.0 + c_tanh(kSqrt2OverPi * (x + kGeluCubic * x * x * x)));
+    case UNARY_OP_SILU: return x / (1.0 + c_exp(-x));
+    case UNARY_OP_ERF: return c_erf(x);
+    case UNARY_OP_FLOOR: return floor(x);
+    case UNARY_OP_CEIL: return ceil(x);
+    case UNARY_OP_ROUND: return roundEven(x);  // half to even, as torch.round
+    case UNARY_OP_TRUNC: return trunc(x);
+    case UNARY_OP_CLAMP: return nan_min(nan_max(x, p0), p1);
+    case UNARY_OP_CLAMP_MIN: return nan_max(x, p0);
+    case UNARY_OP_CLAMP_MAX: return nan_min(x, p0);  // clamp_max
+    case UNARY_OP_LOG10: return c_log10(x);
+    case UNARY_OP_SINH: return c_sinh(x);
+    case UNARY_OP_COSH: return c_cosh(x);
+    case UNARY_OP_ASIN: return c_asin(x);
+    case UNARY_OP_ACOS: return c_acos(x);
+    case UNARY_OP_ATAN: return c_atan(x);
+    case UNARY_OP_ASINH: return c_asinh(x);
+    case UNARY_OP_ACOSH: return c_acosh(x);
+    case UNARY_OP_ATANH: return c_atanh(x);
+    case UNARY_OP_HARDSWISH: return x * nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;  // hardswish
+    default: return nan_min(nan_max(x + 3.0, 0.0), 6.0) / 6.0;  // UNARY_OP_HARDSIGMOID
   }
 }

@@ -5,45 +5,105 @@
 //
 // Three kernels cover the family (a small table that a new device fills in
 // quickly): Unary, PointwiseBinary and Ternary, each switching on an op enum.
+// The enums, names and dtype rules come from the op tables in
+// pointwise_op_table.h, one row per op.
 #pragma once
+
+#include <string_view>
 
 #include "runtime/core/scalar.h"
 #include "runtime/core/tensor.h"
 #include "runtime/ops/kernel_context.h"
+#include "runtime/ops/signatures/pointwise_op_table.h"
 #include "runtime/random/philox.h"
 
 namespace tessera::kernels {
 
-// The Binary kernel's ops (kernel_signatures.h).
-enum class BinaryOp : uint8_t { kAdd, kSub, kMul, kDiv };
+// One value per table row; the values are the rows' positions.
+#define TESSERA_OP_ENUM_VALUE(Enum, ...) k##Enum,
+enum class BinaryOp : uint8_t { TESSERA_BINARY_OP_TABLE(TESSERA_OP_ENUM_VALUE) };
+enum class UnaryOp : uint8_t { TESSERA_UNARY_OP_TABLE(TESSERA_OP_ENUM_VALUE) };
+enum class PointwiseBinaryOp : uint8_t {
+  TESSERA_POINTWISE_BINARY_OP_TABLE(TESSERA_OP_ENUM_VALUE)
+};
+enum class TernaryOp : uint8_t { TESSERA_TERNARY_OP_TABLE(TESSERA_OP_ENUM_VALUE) };
+#undef TESSERA_OP_ENUM_VALUE
 
-enum class UnaryOp : uint8_t {
-  // out has in's dtype.
-  kNeg, kAbs, kSign, kExp, kExpm1, kLog, kLog1p, kLog2, kSqrt, kRsqrt, kReciprocal,
-  kSin, kCos, kTan, kTanh, kSigmoid, kRelu,
-  kGelu,      // exact: x * Phi(x)
-  kGeluTanh,  // tanh approximation
-  kSilu, kErf, kFloor, kCeil, kRound, kTrunc,
-  kClamp,     // min(max(x, p0), p1)
-  kClampMin,  // max(x, p0)
-  kClampMax,  // min(x, p0)
-  kBitwiseNot,
-  // out is bool, in any dtype.
-  kLogicalNot, kIsnan, kIsinf, kIsfinite,
-  // Later additions: the values are the shaders' op numbers, so new ops go
-  // at the end, whatever their group. out has in's dtype:
-  kLog10, kSinh, kCosh, kAsin, kAcos, kAtan, kAsinh, kAcosh, kAtanh,
-  kHardswish,    // x * min(max(x + 3, 0), 6) / 6
-  kHardsigmoid,  // min(max(x + 3, 0), 6) / 6
-  // out is bool:
-  kIsneginf, kIsposinf,
+// How a unary front end treats dtypes, as PyTorch's CPU kernels do (the
+// Rule column of TESSERA_UNARY_OP_TABLE).
+enum class UnaryRule : uint8_t {
+  kKeepNoBool,  // same dtype; bool is a TypeError (neg, abs, relu, floor...)
+  kKeep,        // same dtype, bool included (sign)
+  kToFloat,     // integers and bool compute in float32 (exp, sin, ...)
+  kFloatOnly,   // floating dtypes only (gelu, silu)
+  kBitwise,     // integral and bool only
+  kPredicate,   // any dtype in, bool out
 };
 
-// The ops whose out is bool.
-constexpr bool is_predicate(UnaryOp op) {
-  return (op >= UnaryOp::kLogicalNot && op <= UnaryOp::kIsfinite) || op == UnaryOp::kIsneginf ||
-         op == UnaryOp::kIsposinf;
+// How a PointwiseBinary front end treats dtypes (the Rule column of
+// TESSERA_POINTWISE_BINARY_OP_TABLE).
+enum class PointwiseBinaryRule : uint8_t {
+  kNumeric,    // any dtype but bool
+  kAny,        // every dtype
+  kToFloat,    // integers and bool compute in float32
+  kFloatOnly,  // floating dtypes only (no promotion of integers, as PyTorch)
+  kBitwise,    // integral and bool
+  kIntegral,   // integral only
+  kCompare,    // any dtype in, bool out
+};
+
+// An op's name (for errors) and dtype rule, from its table row.
+struct UnaryOpInfo {
+  const char* name;
+  UnaryRule rule;
+};
+constexpr UnaryOpInfo info(UnaryOp op) {
+  switch (op) {
+#define TESSERA_OP_INFO(Enum, name, Rule, ...) \
+  case UnaryOp::k##Enum: return {#name, UnaryRule::k##Rule};
+    TESSERA_UNARY_OP_TABLE(TESSERA_OP_INFO)
+#undef TESSERA_OP_INFO
+  }
+  return {"unary", UnaryRule::kKeep};
 }
+
+struct PointwiseBinaryOpInfo {
+  const char* name;
+  PointwiseBinaryRule rule;
+  bool activation_backward;  // Forms is Backward: a is the incoming gradient
+};
+constexpr PointwiseBinaryOpInfo info(PointwiseBinaryOp op) {
+  switch (op) {
+#define TESSERA_OP_INFO(Enum, name, Rule, Forms) \
+  case PointwiseBinaryOp::k##Enum:               \
+    return {#name, PointwiseBinaryRule::k##Rule, std::string_view(#Forms) == "Backward"};
+    TESSERA_POINTWISE_BINARY_OP_TABLE(TESSERA_OP_INFO)
+#undef TESSERA_OP_INFO
+  }
+  return {"pointwise_binary", PointwiseBinaryRule::kAny, false};
+}
+
+constexpr const char* name_of(BinaryOp op) {
+  switch (op) {
+#define TESSERA_OP_NAME(Enum, name) \
+  case BinaryOp::k##Enum: return #name;
+    TESSERA_BINARY_OP_TABLE(TESSERA_OP_NAME)
+#undef TESSERA_OP_NAME
+  }
+  return "binary";
+}
+constexpr const char* name_of(TernaryOp op) {
+  switch (op) {
+#define TESSERA_OP_NAME(Enum, name) \
+  case TernaryOp::k##Enum: return #name;
+    TESSERA_TERNARY_OP_TABLE(TESSERA_OP_NAME)
+#undef TESSERA_OP_NAME
+  }
+  return "ternary";
+}
+
+// The ops whose out is bool.
+constexpr bool is_predicate(UnaryOp op) { return info(op).rule == UnaryRule::kPredicate; }
 
 // out = op(in) elementwise; in and out have one dtype (bool out for the
 // predicates). Floating ops (exp, ...) only get floating dtypes, bitwise
@@ -55,43 +115,14 @@ struct Unary {
                       Scalar p0, Scalar p1);
 };
 
-enum class PointwiseBinaryOp : uint8_t {
-  // out has the inputs' dtype.
-  kDivTrunc, kDivFloor,  // integer dtypes: ValueError on division by zero
-  kRemainder,            // sign of the divisor, as Python's %
-  kPow,                  // integer dtypes: ValueError on a negative exponent
-  kMaximum, kMinimum,    // NaN-propagating
-  kAtan2,                // floating only
-  kBitwiseAnd, kBitwiseOr, kBitwiseXor, kShiftLeft, kShiftRight,  // integral/bool
-  // Activation gradients, floating only: a is the incoming gradient.
-  kThresholdBackward,  // b is self; out = b <= p0 ? 0 : a
-  kGeluBackward,       // b is self
-  kGeluTanhBackward,   // b is self
-  kSiluBackward,       // b is self
-  kSigmoidBackward,    // b is the forward output y: a * y * (1 - y)
-  kTanhBackward,       // b is the forward output y: a * (1 - y^2)
-  // out is bool.
-  kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr, kLogicalXor,
-  // Later additions (the values are the shaders' op numbers, so new ops go
-  // at the end). out has the inputs' dtype:
-  kFmod,        // C's fmod: sign of the dividend; integer dtypes: ValueError on zero
-  kLogaddexp,   // log(exp(a) + exp(b)), floating only
-  kLogaddexp2,  // log2(2^a + 2^b), floating only
-  kHardswishBackward,    // b is self: 0 for b <= -3, a * (b / 3 + 1/2) below 3, else a
-  kHardsigmoidBackward,  // b is self: a / 6 for -3 < b < 3, else 0
-};
-
 // The ops whose out is bool (comparisons and logical ops).
 constexpr bool is_bool_valued(PointwiseBinaryOp op) {
-  return op >= PointwiseBinaryOp::kEq && op <= PointwiseBinaryOp::kLogicalXor;
+  return info(op).rule == PointwiseBinaryRule::kCompare;
 }
 
 // The activation gradients (a is the incoming gradient).
 constexpr bool is_activation_backward(PointwiseBinaryOp op) {
-  return (op >= PointwiseBinaryOp::kThresholdBackward &&
-          op <= PointwiseBinaryOp::kTanhBackward) ||
-         op == PointwiseBinaryOp::kHardswishBackward ||
-         op == PointwiseBinaryOp::kHardsigmoidBackward;
+  return info(op).activation_backward;
 }
 
 // out = a (op) b; a and b have one dtype and out's sizes (expanded).
@@ -99,13 +130,6 @@ struct PointwiseBinary {
   static constexpr const char* name = "pointwise_binary";
   using Fn = void (*)(const KernelContext&, PointwiseBinaryOp op, Tensor& out, const Tensor& a,
                       const Tensor& b, Scalar p0);
-};
-
-enum class TernaryOp : uint8_t {
-  kWhere,    // out = a ? b : c; a is bool
-  kLerp,     // out = a + c * (b - a)  (floating)
-  kAddcmul,  // out = a + value * b * c
-  kAddcdiv,  // out = a + value * b / c  (floating)
 };
 
 // out = op(a, b, c); every tensor has out's sizes (expanded) and out's
