@@ -91,8 +91,14 @@ def register_in_build(root, name):
     edit(root / "tests" / "conformance" / "BUILD", '    ("template", "medium"),\n',
          f'    ("template", "medium"),\n    ("{name}", "medium"),\n',
          "the template's conformance test")
-    edit(root / "tests" / "conformance" / "conformance.cc", '"cuda", "template"}',
-         f'"cuda", "template", "{name}"}}', "known_device_types()")
+    # known_device_types(): the name appended to the list (which may hold
+    # devices generated before this one).
+    conformance = root / "tests" / "conformance" / "conformance.cc"
+    text = conformance.read_text()
+    types = re.search(r'static const std::vector<std::string> types = \{[^}]*"template"[^}]*', text)
+    if types is None:
+        fail(f"{conformance}: cannot find known_device_types(); was the file changed by hand?")
+    conformance.write_text(text[:types.end()] + f', "{name}"' + text[types.end():])
 
     # tests/devices/BUILD: the template's device-test targets, renamed.
     tests = root / "tests" / "devices" / "BUILD"
