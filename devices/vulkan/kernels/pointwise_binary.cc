@@ -14,6 +14,7 @@
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
+#include "devices/vulkan/kernels/pointwise_shader_ops.h"
 #include "devices/vulkan/kernels/strided_layout.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
@@ -23,6 +24,47 @@
 #pragma GCC diagnostic error "-Wswitch"
 
 namespace tessera::vulkan {
+
+// Every op listed, with no default, as typed_shader_handles below.
+bool is_f32_shader_op(kernels::PointwiseBinaryOp op) {
+  using Op = kernels::PointwiseBinaryOp;
+  switch (op) {
+    case Op::kMaximum:
+    case Op::kMinimum:
+    case Op::kFmod:
+    case Op::kLogaddexp:
+    case Op::kLogaddexp2:
+    case Op::kThresholdBackward:
+    case Op::kGeluBackward:
+    case Op::kGeluTanhBackward:
+    case Op::kSiluBackward:
+    case Op::kSigmoidBackward:
+    case Op::kTanhBackward:
+    case Op::kHardswishBackward:
+    case Op::kHardsigmoidBackward: return true;
+    case Op::kDivTrunc:
+    case Op::kDivFloor:
+    case Op::kRemainder:
+    case Op::kPow:
+    case Op::kAtan2:
+    case Op::kBitwiseAnd:
+    case Op::kBitwiseOr:
+    case Op::kBitwiseXor:
+    case Op::kShiftLeft:
+    case Op::kShiftRight:
+    case Op::kEq:
+    case Op::kNe:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kGt:
+    case Op::kGe:
+    case Op::kLogicalAnd:
+    case Op::kLogicalOr:
+    case Op::kLogicalXor: return false;
+  }
+  return false;
+}
+
 namespace {
 
 using kernels::PointwiseBinaryOp;
@@ -66,46 +108,6 @@ bool is_comparison(PointwiseBinaryOp op) {
 }
 
 using kernels::is_bool_valued;
-
-// The ops of pointwise_f32.comp (every op listed, as typed_shader_handles).
-bool is_f32_shader_op(PointwiseBinaryOp op) {
-  using Op = PointwiseBinaryOp;
-  switch (op) {
-    case Op::kMaximum:
-    case Op::kMinimum:
-    case Op::kFmod:
-    case Op::kLogaddexp:
-    case Op::kLogaddexp2:
-    case Op::kThresholdBackward:
-    case Op::kGeluBackward:
-    case Op::kGeluTanhBackward:
-    case Op::kSiluBackward:
-    case Op::kSigmoidBackward:
-    case Op::kTanhBackward:
-    case Op::kHardswishBackward:
-    case Op::kHardsigmoidBackward: return true;
-    case Op::kDivTrunc:
-    case Op::kDivFloor:
-    case Op::kRemainder:
-    case Op::kPow:
-    case Op::kAtan2:
-    case Op::kBitwiseAnd:
-    case Op::kBitwiseOr:
-    case Op::kBitwiseXor:
-    case Op::kShiftLeft:
-    case Op::kShiftRight:
-    case Op::kEq:
-    case Op::kNe:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kGt:
-    case Op::kGe:
-    case Op::kLogicalAnd:
-    case Op::kLogicalOr:
-    case Op::kLogicalXor: return false;
-  }
-  return false;
-}
 
 bool is_integer_division(PointwiseBinaryOp op, DType dtype) {
   return !is_floating(dtype) &&

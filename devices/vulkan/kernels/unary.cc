@@ -9,6 +9,7 @@
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
+#include "devices/vulkan/kernels/pointwise_shader_ops.h"
 #include "devices/vulkan/kernels/strided_layout.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -16,49 +17,14 @@
 #pragma GCC diagnostic error "-Wswitch"
 
 namespace tessera::vulkan {
-namespace {
-
-using kernels::UnaryOp;
-
-constexpr int kUnaryMaxRank = 8;       // kMaxRank in shaders/unary_f32.comp, predicate_f32.comp
-constexpr int kUnaryTypedMaxRank = 7;  // kMaxRank in shaders/unary.comp (64-bit bounds)
-
-struct UnaryF32Params {
-  uint64_t out;
-  uint64_t in;
-  uint32_t numel;
-  float p0;
-  float p1;
-  uint32_t rank;
-  uint32_t sizes[kUnaryMaxRank];
-  int32_t out_strides[kUnaryMaxRank];
-  int32_t in_strides[kUnaryMaxRank];
-};
-
-struct UnaryParams {
-  uint64_t out;
-  uint64_t in;
-  EncodedScalar p0;
-  EncodedScalar p1;
-  uint32_t numel;
-  uint32_t rank;
-  uint32_t sizes[kUnaryTypedMaxRank];
-  int32_t out_strides[kUnaryTypedMaxRank];
-  int32_t in_strides[kUnaryTypedMaxRank];
-};
-
-using kernels::is_predicate;
-
-bool is_clamp(UnaryOp op) {
-  return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
-}
 
 // Whether the shaders have op for floating input: unary_float_ops.glsl
 // (unary_f32.comp, unary.comp) and the predicates of predicate_f32.comp
 // and unary.comp. Every op is listed, with no default: a new row of the op
 // table does not compile here (-Werror=switch, top of file) until it has a
 // shader case or is sent to the host.
-bool float_shaders_handle(UnaryOp op) {
+bool float_shaders_handle(kernels::UnaryOp op) {
+  using kernels::UnaryOp;
   switch (op) {
     case UnaryOp::kNeg:
     case UnaryOp::kAbs:
@@ -108,6 +74,43 @@ bool float_shaders_handle(UnaryOp op) {
     case UnaryOp::kBitwiseNot: return false;
   }
   return false;
+}
+
+namespace {
+
+using kernels::UnaryOp;
+
+constexpr int kUnaryMaxRank = 8;       // kMaxRank in shaders/unary_f32.comp, predicate_f32.comp
+constexpr int kUnaryTypedMaxRank = 7;  // kMaxRank in shaders/unary.comp (64-bit bounds)
+
+struct UnaryF32Params {
+  uint64_t out;
+  uint64_t in;
+  uint32_t numel;
+  float p0;
+  float p1;
+  uint32_t rank;
+  uint32_t sizes[kUnaryMaxRank];
+  int32_t out_strides[kUnaryMaxRank];
+  int32_t in_strides[kUnaryMaxRank];
+};
+
+struct UnaryParams {
+  uint64_t out;
+  uint64_t in;
+  EncodedScalar p0;
+  EncodedScalar p1;
+  uint32_t numel;
+  uint32_t rank;
+  uint32_t sizes[kUnaryTypedMaxRank];
+  int32_t out_strides[kUnaryTypedMaxRank];
+  int32_t in_strides[kUnaryTypedMaxRank];
+};
+
+using kernels::is_predicate;
+
+bool is_clamp(UnaryOp op) {
+  return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
 }
 
 // Whether unary.comp computes (op, in's dtype) as the CPU kernel does: the

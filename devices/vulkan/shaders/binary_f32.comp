@@ -4,7 +4,7 @@
 // 8/16/64-bit types), so it runs on every device the backend accepts.
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-#include "pointwise_op_constants.glsl"
+#include "binary_float_ops.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kOp = BINARY_OP_ADD;  // kernels::BinaryOp
@@ -49,13 +49,6 @@ void main() {
     }
     const float a = Floats(p.a_addr).v[ia];
     const float b = Floats(p.b_addr).v[ib];
-    float r;
-    switch (kOp) {
-      case BINARY_OP_ADD: r = a + p.alpha * b; break;
-      case BINARY_OP_SUB: r = a - p.alpha * b; break;
-      case BINARY_OP_MUL: r = a * b; break;
-      default: r = a / b; break;
-    }
-    Floats(p.out_addr).v[o] = r;
+    Floats(p.out_addr).v[o] = binary_float(kOp, a, b, p.alpha);
   }
 }

@@ -5,7 +5,7 @@
 // Reads bytes for where, so it needs 8-bit storage (kernels/ternary.cc
 // checks).
 #include "buffers.glsl"
-#include "pointwise_op_constants.glsl"
+#include "ternary_float_ops.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kOp = TERNARY_OP_WHERE;  // kernels::TernaryOp
@@ -30,14 +30,7 @@ float apply(int ia, int ib, int ic) {
   const float b = Floats(p.b_addr).v[ib];
   const float c = Floats(p.c_addr).v[ic];
   if (kOp == TERNARY_OP_WHERE) return Bytes(p.a_addr).v[ia] != uint8_t(0) ? b : c;
-  const float a = Floats(p.a_addr).v[ia];
-  switch (kOp) {
-    // lerp(start a, end b, weight c) in the CPU kernel's two forms, each
-    // exact at its end (weight 0 gives start, 1 gives end).
-    case TERNARY_OP_LERP: return abs(c) < 0.5 ? a + c * (b - a) : b - (b - a) * (1.0 - c);
-    case TERNARY_OP_ADDCMUL: return a + p.value * b * c;
-    default: return a + p.value * b / c;  // TERNARY_OP_ADDCDIV
-  }
+  return ternary_float(kOp, Floats(p.a_addr).v[ia], b, c, p.value);
 }
 
 void main() {
