@@ -342,6 +342,25 @@ def print_report(suites: list[Suite], errors: list[str]) -> int:
     return 1 if failed else 0
 
 
+def bazel_run(bep_path: str, exit_code: int, testlogs: str | None, log: str | None,
+              label: str | None = None) -> tuple[list[Suite], list[str]]:
+    """The suites and build errors of one `bazel test` run; with a label
+    (a sanitizer config), each suite's name ends in " [label]"."""
+    bep = Bep(bep_path)
+    suites = bazel_suites(bep, testlogs)
+    errors: list[str] = []
+    if exit_code not in (BAZEL_OK, BAZEL_TESTS_FAILED, BAZEL_NO_TESTS):
+        errors = build_errors(bep, log) or [f"bazel test exited with code {exit_code}"]
+        # A failure that is not any test target's own (a library, a
+        # binary, a BUILD file) still has to show in the counts.
+        if not any(s.status == "FAILED TO BUILD" for s in suites):
+            suites.append(Suite(f"bazel build (exit {exit_code})", "FAILED", failed=1))
+    if label:
+        for suite in suites:
+            suite.name = f"{suite.name} [{label}]"
+    return suites, errors
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bep", help="Bazel's --build_event_json_file")
@@ -349,6 +368,10 @@ def main(argv: list[str]) -> int:
                     help="bazel test's exit code (omit if Bazel did not run)")
     ap.add_argument("--bazel-log", help="Bazel's console output, if captured")
     ap.add_argument("--testlogs", help="bazel-testlogs, where BEP lacks a path")
+    ap.add_argument("--extra-bazel", nargs=4, action="append", default=[],
+                    metavar=("LABEL", "BEP", "EXIT_CODE", "TESTLOGS"),
+                    help="another bazel test run (a sanitizer config): its suites count "
+                         "too, named 'TARGET [LABEL]'")
     ap.add_argument("--pytest", nargs=3, action="append", default=[],
                     metavar=("NAME", "JUNIT_XML", "EXIT_CODE"),
                     help="a pytest suite's name, JUnit XML and exit code")
@@ -357,16 +380,14 @@ def main(argv: list[str]) -> int:
     suites: list[Suite] = []
     errors: list[str] = []
     if args.bazel_exit is not None:
-        bep = Bep(args.bep)
-        suites += bazel_suites(bep, args.testlogs)
-        if args.bazel_exit not in (BAZEL_OK, BAZEL_TESTS_FAILED, BAZEL_NO_TESTS):
-            errors = build_errors(bep, args.bazel_log) or [
-                f"bazel test exited with code {args.bazel_exit}"]
-            # A failure that is not any test target's own (a library, a
-            # binary, a BUILD file) still has to show in the counts.
-            if not any(s.status == "FAILED TO BUILD" for s in suites):
-                suites.append(Suite(f"bazel build (exit {args.bazel_exit})",
-                                    "FAILED", failed=1))
+        run_suites, run_errors = bazel_run(args.bep, args.bazel_exit, args.testlogs,
+                                           args.bazel_log)
+        suites += run_suites
+        errors += run_errors
+    for label, bep_path, rc, testlogs in args.extra_bazel:
+        run_suites, run_errors = bazel_run(bep_path, int(rc), testlogs, None, label)
+        suites += run_suites
+        errors += run_errors
     for name, xml_path, rc in args.pytest:
         suites.append(pytest_suite(name, xml_path, int(rc)))
     return print_report(suites, errors)

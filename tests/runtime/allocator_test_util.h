@@ -22,6 +22,14 @@ using testing::FakeDevice;
 inline constexpr size_t KiB = size_t{1} << 10;
 inline constexpr size_t MiB = size_t{1} << 20;
 
+// The caching itself is under test: it stays on even where the sanitizer
+// configs (.bazelrc) make it a pass-through for every other test, before
+// any allocator reads the variable.
+inline const bool g_caching_on = [] {
+  setenv("TESSERA_DISABLE_CACHING_ALLOCATOR", "0", 1);
+  return true;
+}();
+
 // What the device held when the test began: a test that fails midway
 // leaves its blocks behind, and later tests must not fail because of it.
 inline size_t g_used_at_start = 0;
