@@ -33,16 +33,21 @@ Run run_canary(const char* env_name) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), output};
 }
 
+// The canary at $env_name must fail and print `report`.
+void check_reported(const char* env_name, const char* report) {
+  const Run run = run_canary(env_name);
+  INFO(run.output);
+  CHECK(run.exit_code != 0);
+  CHECK(run.output.find(report) != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("sanitizers: ASan reports the heap-buffer-overflow canary", "[sanitizers]") {
 #ifndef TESSERA_SANITIZER_ASAN
   TESSERA_SKIP("not an ASan build (bazel test --config=asan)");
 #else
-  const Run run = run_canary("TESSERA_ASAN_CANARY");
-  INFO(run.output);
-  CHECK(run.exit_code != 0);
-  CHECK(run.output.find("AddressSanitizer: heap-buffer-overflow") != std::string::npos);
+  check_reported("TESSERA_ASAN_CANARY", "AddressSanitizer: heap-buffer-overflow");
 #endif
 }
 
@@ -50,10 +55,7 @@ TEST_CASE("sanitizers: UBSan reports the signed-overflow canary", "[sanitizers]"
 #ifndef TESSERA_SANITIZER_ASAN
   TESSERA_SKIP("not an ASan+UBSan build (bazel test --config=asan)");
 #else
-  const Run run = run_canary("TESSERA_UBSAN_CANARY");
-  INFO(run.output);
-  CHECK(run.exit_code != 0);
-  CHECK(run.output.find("runtime error: signed integer overflow") != std::string::npos);
+  check_reported("TESSERA_UBSAN_CANARY", "runtime error: signed integer overflow");
 #endif
 }
 
@@ -61,9 +63,6 @@ TEST_CASE("sanitizers: TSan reports the data-race canary", "[sanitizers]") {
 #ifndef TESSERA_SANITIZER_TSAN
   TESSERA_SKIP("not a TSan build (bazel test --config=tsan)");
 #else
-  const Run run = run_canary("TESSERA_TSAN_CANARY");
-  INFO(run.output);
-  CHECK(run.exit_code != 0);
-  CHECK(run.output.find("ThreadSanitizer: data race") != std::string::npos);
+  check_reported("TESSERA_TSAN_CANARY", "ThreadSanitizer: data race");
 #endif
 }
