@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bindings/csrc/dlpack_abi.h"
+#include "bindings/csrc/dlpack_layout.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_interface.h"
 #include "runtime/device/device_registry.h"
@@ -153,31 +154,6 @@ Tensor tensor_from_buffer(py::handle obj, ReadOnly policy) {
 
 // -- DLPack.
 
-std::optional<DType> dtype_of_dlpack(const dlpack::DataType& t) {
-  if (t.lanes != 1) return std::nullopt;
-  switch (t.code) {
-    case dlpack::kBool: return t.bits == 8 ? std::optional(DType::kBool) : std::nullopt;
-    case dlpack::kUInt: return t.bits == 8 ? std::optional(DType::kU8) : std::nullopt;
-    case dlpack::kInt:
-      switch (t.bits) {
-        case 8: return DType::kI8;
-        case 16: return DType::kI16;
-        case 32: return DType::kI32;
-        case 64: return DType::kI64;
-      }
-      return std::nullopt;
-    case dlpack::kFloat:
-      switch (t.bits) {
-        case 16: return DType::kF16;
-        case 32: return DType::kF32;
-        case 64: return DType::kF64;
-      }
-      return std::nullopt;
-    case dlpack::kBfloat: return t.bits == 16 ? std::optional(DType::kBF16) : std::nullopt;
-  }
-  return std::nullopt;
-}
-
 dlpack::DataType dlpack_dtype_of(DType t) {
   const uint8_t bits = static_cast<uint8_t>(tessera::itemsize(t) * 8);
   switch (t) {
@@ -281,32 +257,16 @@ template <typename Managed>
 Tensor import_managed(Managed* managed, const char* used_name, PyObject* capsule,
                       ReadOnly policy) {
   const dlpack::Tensor& dl = managed->dl_tensor;
-  std::optional<DType> dtype = dtype_of_dlpack(dl.dtype);
-  if (!dtype) {
-    throw py::type_error("from_dlpack: DLPack dtype (code " + std::to_string(dl.dtype.code) +
-                         ", " + std::to_string(dl.dtype.bits) + " bits, " +
-                         std::to_string(dl.dtype.lanes) + " lanes) has no tessera dtype");
-  }
+  const DLPackLayout layout = checked_dlpack_layout(dl, "from_dlpack");
   const Device device = tessera_device_of(dl.device);
-  Shape sizes(dl.shape, dl.shape + dl.ndim);
-  Shape strides = dl.strides != nullptr ? Shape(dl.strides, dl.strides + dl.ndim)
-                                        : tessera::contiguous_strides(sizes);
-  for (int64_t s : strides) {
-    if (s < 0) {
-      throw py::value_error("from_dlpack: negative strides are not supported; copy the array "
-                            "first");
-    }
-  }
-  const size_t itemsize = tessera::itemsize(*dtype);
-  char* data = static_cast<char*>(dl.data) + dl.byte_offset;
-  const size_t nbytes = extent_bytes(sizes, strides, itemsize);
   // Consumed: the capsule no longer owns the tensor; the Storage does.
   const bool read_only = (flags_of(managed) & dlpack::kFlagReadOnly) != 0;
   if (read_only && policy == ReadOnly::kRefuse) {
     shared_or_copied(Tensor(), true, policy, "from_dlpack");  // throws, capsule unconsumed
   }
   PyCapsule_SetName(capsule, used_name);
-  return shared_or_copied(borrow(device, data, nbytes, *dtype, sizes, strides, [managed] {
+  return shared_or_copied(borrow(device, layout.data, layout.nbytes, layout.dtype, layout.sizes,
+                                 layout.strides, [managed] {
     if (managed->deleter == nullptr) return;
     with_gil_if_alive([managed] { managed->deleter(managed); });
   }), read_only, policy, "from_dlpack");
@@ -327,6 +287,14 @@ Tensor from_dlpack(py::handle obj, ReadOnly policy) {
     if (PyCapsule_IsValid(c, "dltensor_versioned")) {
       auto* m = static_cast<dlpack::ManagedTensorVersioned*>(
           PyCapsule_GetPointer(c, "dltensor_versioned"));
+      // A newer major version may lay the struct out differently: read
+      // nothing past the version (the capsule stays unconsumed).
+      if (m->version.major > 1) {
+        throw py::buffer_error("from_dlpack: the capsule is DLPack " +
+                               std::to_string(m->version.major) + "." +
+                               std::to_string(m->version.minor) +
+                               ", and this module reads DLPack 1.x");
+      }
       return import_managed(m, "used_dltensor_versioned", c, policy);
     }
     if (PyCapsule_IsValid(c, "dltensor")) {

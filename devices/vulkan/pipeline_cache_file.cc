@@ -37,7 +37,48 @@ std::string hex(const uint8_t* bytes, size_t n) {
   return s;
 }
 
+constexpr char kMagic[8] = {'T', 'S', 'V', 'K', 'P', 'C', '0', '1'};
+constexpr size_t kEnvelopeBytes = sizeof(kMagic) + 2 * sizeof(uint64_t);
+
+uint64_t fnv1a(const char* bytes, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(bytes[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+void put_u64(char* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
+}
+
+uint64_t get_u64(const char* in) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(in[i]);
+  return v;
+}
+
 }  // namespace
+
+std::vector<char> PipelineCacheFile::seal(const std::vector<char>& payload) {
+  std::vector<char> file(kEnvelopeBytes + payload.size());
+  std::memcpy(file.data(), kMagic, sizeof(kMagic));
+  put_u64(file.data() + sizeof(kMagic), payload.size());
+  put_u64(file.data() + sizeof(kMagic) + 8, fnv1a(payload.data(), payload.size()));
+  if (!payload.empty()) std::memcpy(file.data() + kEnvelopeBytes, payload.data(), payload.size());
+  return file;
+}
+
+std::vector<char> PipelineCacheFile::unseal(const std::vector<char>& file) {
+  if (file.size() < kEnvelopeBytes) return {};
+  if (std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) return {};
+  const uint64_t length = get_u64(file.data() + sizeof(kMagic));
+  if (length != file.size() - kEnvelopeBytes) return {};  // cut off, or extended
+  const char* payload = file.data() + kEnvelopeBytes;
+  if (get_u64(file.data() + sizeof(kMagic) + 8) != fnv1a(payload, length)) return {};
+  return std::vector<char>(payload, payload + length);
+}
 
 PipelineCacheFile::PipelineCacheFile(const VkPhysicalDeviceProperties& properties)
     : properties_(properties) {
@@ -51,24 +92,34 @@ PipelineCacheFile::PipelineCacheFile(const VkPhysicalDeviceProperties& propertie
 
 // The header Vulkan defines for every pipeline cache
 // (VkPipelineCacheHeaderVersionOne): length, version, vendor, device, UUID.
-bool PipelineCacheFile::header_matches(const std::vector<char>& data) const {
-  VkPipelineCacheHeaderVersionOne header;
-  if (data.size() < sizeof(header)) return false;
-  std::memcpy(&header, data.data(), sizeof(header));
-  return header.headerSize >= sizeof(header) && header.headerSize <= data.size() &&
-         header.headerVersion == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
-         header.vendorID == properties_.vendorID && header.deviceID == properties_.deviceID &&
-         std::memcmp(header.pipelineCacheUUID, properties_.pipelineCacheUUID, VK_UUID_SIZE) == 0;
+bool PipelineCacheFile::header_matches(const std::vector<char>& payload) const {
+  // Read field by field: the header's version is an enum in Vulkan's
+  // struct, and a file may hold any value there (loading one that is not
+  // an enumerator into the struct is undefined behavior).
+  constexpr size_t kHeaderBytes = sizeof(VkPipelineCacheHeaderVersionOne);
+  if (payload.size() < kHeaderBytes) return false;
+  auto u32_at = [&](size_t offset) {
+    uint32_t v;
+    std::memcpy(&v, payload.data() + offset, sizeof(v));
+    return v;
+  };
+  const uint32_t header_size = u32_at(0), header_version = u32_at(4);
+  const uint32_t vendor = u32_at(8), device = u32_at(12);
+  return header_size >= kHeaderBytes && header_size <= payload.size() &&
+         header_version == VK_PIPELINE_CACHE_HEADER_VERSION_ONE &&
+         vendor == properties_.vendorID && device == properties_.deviceID &&
+         std::memcmp(payload.data() + 16, properties_.pipelineCacheUUID, VK_UUID_SIZE) == 0;
 }
 
 std::vector<char> PipelineCacheFile::load() {
   if (path_.empty()) return {};
   std::ifstream in(path_, std::ios::binary);
   if (!in) return {};
-  std::vector<char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!header_matches(data)) return {};
-  loaded_bytes_ = data.size();
-  return data;
+  std::vector<char> payload = unseal(std::vector<char>((std::istreambuf_iterator<char>(in)),
+                                                      std::istreambuf_iterator<char>()));
+  if (!header_matches(payload)) return {};
+  loaded_bytes_ = payload.size();
+  return payload;
 }
 
 bool PipelineCacheFile::save(const std::vector<char>& data) {
@@ -82,7 +133,9 @@ bool PipelineCacheFile::save(const std::vector<char>& data) {
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return false;
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    const std::vector<char> file = seal(data);
+    out.write(file.data(), static_cast<std::streamsize>(file.size()));
+    out.close();  // a full disk may only show when the last bytes are flushed
     if (!out) {
       std::filesystem::remove(temporary, error);
       return false;

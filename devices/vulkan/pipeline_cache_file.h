@@ -7,8 +7,11 @@
 // (default $XDG_CACHE_HOME/tessera/vulkan, else ~/.cache/tessera/vulkan;
 // "off" disables it). A file whose header does not match this device is
 // ignored, not passed to the driver (some drivers crash on foreign data).
-// Writes go to a temporary file renamed into place, so a reader never sees
-// half a file; failing to write is silent, a cache is optional.
+// The driver's bytes are sealed in a small envelope (a magic, their length
+// and a checksum), so a file cut off or damaged on disk is ignored too and
+// rebuilt, never handed to the driver. Writes go to a temporary file
+// renamed into place, so a reader never sees half a file; failing to write
+// is silent, a cache is optional.
 #pragma once
 
 #include <cstddef>
@@ -32,9 +35,18 @@ class PipelineCacheFile {
   const std::string& path() const { return path_; }  // empty when disabled
   size_t loaded_bytes() const { return loaded_bytes_; }
 
- private:
-  bool header_matches(const std::vector<char>& data) const;
+  // The file's layout: "TSVKPC01", the payload's length and its FNV-1a
+  // hash (64-bit little-endian each), then the payload (the driver's data).
+  static std::vector<char> seal(const std::vector<char>& payload);
+  // The payload of a sealed file, or empty for anything else: too short,
+  // another magic, a length that disagrees with the file's, a hash that
+  // does not match.
+  static std::vector<char> unseal(const std::vector<char>& file);
+  // Whether payload starts with a pipeline cache header (Vulkan's
+  // VkPipelineCacheHeaderVersionOne) from this device.
+  bool header_matches(const std::vector<char>& payload) const;
 
+ private:
   VkPhysicalDeviceProperties properties_;
   std::string path_;
   size_t loaded_bytes_ = 0;

@@ -22,6 +22,7 @@
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
+#include "runtime/device/fault_injection.h"
 #include "runtime/ops/kernel_registry.h"
 #include "runtime/stream/event.h"
 
@@ -471,6 +472,7 @@ void* CachingAllocator::allocate(size_t nbytes, Stream stream) {
   TESSERA_CHECK(stream.device() == device_, ValueError, "CachingAllocator::allocate: ",
                 stream.to_string(), " is not on the allocator's device ",
                 device_.to_string(), " (", nbytes, " bytes requested)");
+  fault_injection::check_allocation(device_, nbytes);
   return impl_->allocate(nbytes, stream);
 }
 

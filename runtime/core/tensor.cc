@@ -1,6 +1,8 @@
 #include "runtime/core/tensor.h"
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/checked_math.h"
@@ -11,10 +13,21 @@ namespace tessera {
 
 Shape contiguous_strides(const Shape& sizes) {
   Shape strides(sizes.size());
+  // An empty tensor may have dims whose product overflows (expand() makes
+  // them): it holds no element, so its strides only need to be valid
+  // numbers, and saturate. Otherwise an overflow is an error.
+  const bool empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
   int64_t stride = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = stride;
-    stride *= std::max<int64_t>(sizes[i], 1);
+    // The product past the outermost dim is no stride: not computed, so
+    // a shape whose element count fits never overflows here.
+    if (i == 0) break;
+    if (__builtin_mul_overflow(stride, std::max<int64_t>(sizes[i], 1), &stride)) {
+      TESSERA_CHECK(empty, ValueError, "the strides of a contiguous tensor of shape ",
+                    shape_to_string(sizes), " overflow int64");
+      stride = std::numeric_limits<int64_t>::max();
+    }
   }
   return strides;
 }

@@ -11,6 +11,7 @@
 #include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
+#include "runtime/device/fault_injection.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/memory_overlap.h"
@@ -77,6 +78,8 @@ bool copy_peer(Tensor& dst, const Tensor& src) {
 // dst and src on different devices, same sizes.
 void copy_across_devices(Tensor& dst, const Tensor& src, bool non_blocking) {
   Device host = host_device();
+  if (src.device() != host) fault_injection::check_operation(src.device(), "copy_");
+  if (dst.device() != host) fault_injection::check_operation(dst.device(), "copy_");
   bool raw = dst.is_contiguous() && src.is_contiguous() && dst.dtype() == src.dtype();
   if (raw && (src.device() == host || dst.device() == host)) {
     bool to_device = src.device() == host;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "runtime/core/tensor.h"
+#include "runtime/device/fault_injection.h"
 #include "runtime/ops/kernel_context.h"
 #include "runtime/ops/kernel_registry.h"
 #include "runtime/stream/stream.h"
@@ -64,6 +65,7 @@ struct kernel_params<void (*)(const KernelContext&, P...)> {
 template <typename Op, typename... Args>
 bool try_call_kernel(Device device, Args&&... args) {
   if (auto fn = KernelRegistry::instance().lookup<Op>(device.type)) {
+    fault_injection::check_operation(device, Op::name);
     KernelContext ctx{device, current_stream(device).native()};
     fn(ctx, std::forward<Args>(args)...);
     return true;
@@ -99,6 +101,7 @@ void run_kernel_on_host(Device device, Args&&... args) {
 
 template <typename Op, typename... Args>
 void call_kernel(Device device, Args&&... args) {
+  fault_injection::check_operation(device, Op::name);
   if (auto fn = KernelRegistry::instance().lookup<Op>(device.type)) {
     KernelContext ctx{device, current_stream(device).native()};
     fn(ctx, std::forward<Args>(args)...);

@@ -160,10 +160,28 @@ bool register_device_cases(const char* op, const char* kind, DeviceCaseFn run, c
 // the check that each op of the runtime's op tables has cases.
 const std::set<std::string>& registered_case_ops();
 
+// Every TESSERA_CONFORMANCE_OP's label and case, in registration order: the
+// op fuzzer (tests/fuzz/op_fuzz.cc) runs them with inputs of its own making.
+using OpCaseFactory = OpCase (*)();
+struct RegisteredOpCase {
+  std::string op;
+  OpCaseFactory make;
+};
+const std::vector<RegisteredOpCase>& registered_op_cases();
+bool register_op_case(const char* op, OpCaseFactory make);
+// Error cases are not kept (the fuzzer makes its own bad inputs).
+inline bool register_op_case(const char*, std::vector<ErrorCase> (*)()) { return true; }
+
+// Why got differs from want beyond tol (device aside): dtype, shape, or the
+// first value out of tolerance; nothing when it matches.
+std::optional<std::string> mismatch(const Tensor& got, const Expected& want, Tolerance tol);
+
 }  // namespace tessera::conformance
 
 #define TESSERA_CONF_DEFINE(kind, op, ret, runner, fn)                                \
   static ret fn();                                                                     \
+  static const bool TESSERA_CONF_CAT(fn, _kept) =                                      \
+      ::tessera::conformance::register_op_case(op, &fn);                               \
   static const bool TESSERA_CONF_CAT(fn, _registered) =                                \
       ::tessera::conformance::register_device_cases(                                   \
           op, kind,                                                                    \

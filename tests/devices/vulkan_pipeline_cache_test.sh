@@ -22,6 +22,25 @@ second="$("$probe")"
 echo "second run: $second"
 [[ "$second" != *" loaded=0 "* ]] || { echo "FAIL: the second run did not load the cache"; exit 1; }
 
+# A file cut off mid-write (a crash, a full disk) keeps a valid header:
+# the envelope's length must reject it, and the run rebuilds the file.
+size="$(stat -c %s "$path")"
+truncate -s $((size / 2)) "$path"
+cut="$("$probe")"
+echo "cut off:    $cut"
+[[ "$cut" == *" loaded=0 "* ]] || { echo "FAIL: a cut-off cache file was loaded"; exit 1; }
+[[ "$cut" != *" saved=0" ]] || { echo "FAIL: the cut-off file was not replaced"; exit 1; }
+
+# One byte changed in the driver's data: the checksum must reject it.
+byte="$(od -An -tu1 -j $((size - 7)) -N1 "$path" | tr -d ' ')"
+printf "\\x$(printf %02x $((byte ^ 255)))" | dd of="$path" bs=1 seek=$((size - 7)) \
+  conv=notrunc status=none
+flipped="$("$probe")"
+echo "flipped:    $flipped"
+[[ "$flipped" == *" loaded=0 "* ]] || { echo "FAIL: a damaged cache file was loaded"; exit 1; }
+rebuilt="$("$probe")"
+[[ "$rebuilt" != *" loaded=0 "* ]] || { echo "FAIL: the rebuilt cache was not loaded"; exit 1; }
+
 head -c 4096 /dev/urandom > "$path"
 third="$("$probe")"
 echo "corrupt:    $third"

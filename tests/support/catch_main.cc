@@ -109,6 +109,9 @@ CATCH_REGISTER_LISTENER(SummaryListener)
 }  // namespace
 }  // namespace tessera::testing
 
+// catch_runtime (BUILD) compiles this file without main, for programs
+// that link Catch-based libraries but run themselves (the op fuzzer).
+#ifndef TESSERA_CATCH_NO_MAIN
 int main(int argc, char* argv[]) {
   // Test harnesses (the conformance suite's reference vectors above all)
   // allocate and free blocks of a few MiB over and over. glibc serves each
@@ -129,3 +132,4 @@ int main(int argc, char* argv[]) {
   }
   return Catch::Session().run(static_cast<int>(args.size()), args.data());
 }
+#endif  // TESSERA_CATCH_NO_MAIN
