@@ -31,8 +31,9 @@ struct Options {
   int64_t rounds = 5;
   std::chrono::seconds duration{0};
   uint64_t seed = 1;
-  // No round may take longer (a hang is a failure, not a stuck run).
-  std::chrono::seconds round_timeout{300};
+  // No round may take longer (a hang is a failure, not a stuck run): the
+  // process ends with a message.
+  std::chrono::seconds round_timeout{180};
 };
 
 struct RoundReport {
