@@ -139,6 +139,11 @@ VulkanContext::~VulkanContext() {
     // Closing anyway: the device is going away with the process.
   }
   streams_.clear();
+  for (const EventObjects& e : event_pool_) {
+    if (e.timestamps != VK_NULL_HANDLE) vkDestroyQueryPool(device_, e.timestamps, nullptr);
+    vkDestroySemaphore(device_, e.semaphore, nullptr);
+  }
+  event_pool_.clear();
   pipelines_.reset();
   memory_.reset();
   vkDestroyDevice(device_, nullptr);
@@ -146,6 +151,40 @@ VulkanContext::~VulkanContext() {
 
 bool VulkanContext::has_sized_shader_types() const {
   return info_.shader_f16 && info_.shader_int8 && info_.shader_int64;
+}
+
+VulkanContext::EventObjects VulkanContext::acquire_event_objects() {
+  {
+    std::lock_guard<std::mutex> lock(event_pool_mutex_);
+    if (!event_pool_.empty()) {
+      EventObjects e = event_pool_.back();
+      event_pool_.pop_back();
+      return e;
+    }
+  }
+  EventObjects e;
+  VkSemaphoreTypeCreateInfo type_info{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type_info.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  sem_info.pNext = &type_info;
+  check_vk(vkCreateSemaphore(device_, &sem_info, nullptr, &e.semaphore),
+           "vkCreateSemaphore (event)");
+  if (has_timestamps()) {
+    VkQueryPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    pool_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    pool_info.queryCount = 1;
+    VkResult r = vkCreateQueryPool(device_, &pool_info, nullptr, &e.timestamps);
+    if (r != VK_SUCCESS) {
+      vkDestroySemaphore(device_, e.semaphore, nullptr);
+      check_vk(r, "vkCreateQueryPool (event timestamps)");
+    }
+  }
+  return e;
+}
+
+void VulkanContext::release_event_objects(const EventObjects& objects) {
+  std::lock_guard<std::mutex> lock(event_pool_mutex_);
+  event_pool_.push_back(objects);
 }
 
 void VulkanContext::submit(const VkSubmitInfo& submit) {

@@ -72,12 +72,30 @@ class VulkanContext {
   // Synchronizes every stream of the device.
   void synchronize_all(std::string_view what);
 
+  // An event's timeline semaphore and timestamp pool (null without
+  // timestamps), and the value the semaphore has reached. Events take
+  // them from a pool and give them back: never destroyed while the device
+  // lives, because a driver may still touch a semaphore just after a host
+  // wait has seen its value (lavapipe's queue thread does, and destroying
+  // it there crashed the soak test).
+  struct EventObjects {
+    VkSemaphore semaphore = VK_NULL_HANDLE;
+    VkQueryPool timestamps = VK_NULL_HANDLE;
+    uint64_t value = 0;
+  };
+  EventObjects acquire_event_objects();
+  // objects.value: the last value signaled, which every batch that
+  // signals or waits on the semaphore has passed.
+  void release_event_objects(const EventObjects& objects);
+
  private:
   PhysicalDeviceChoice choice_;
   ValidationLog* validation_;  // null when validation is off
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
   std::mutex queue_mutex_;
+  std::mutex event_pool_mutex_;
+  std::vector<EventObjects> event_pool_;
   DeviceProperties properties_;
   VulkanDeviceInfo info_;
   uint32_t timestamp_valid_bits_ = 0;

@@ -7,29 +7,17 @@
 namespace tessera::vulkan {
 
 VulkanEvent::VulkanEvent(VulkanContext& context) : context_(context) {
-  VkDevice device = context_.device();
-  VkSemaphoreTypeCreateInfo type_info{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-  type_info.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-  VkSemaphoreCreateInfo sem_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-  sem_info.pNext = &type_info;
-  check_vk(vkCreateSemaphore(device, &sem_info, nullptr, &semaphore_),
-           "vkCreateSemaphore (event)");
-  if (context_.has_timestamps()) {
-    VkQueryPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    pool_info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    pool_info.queryCount = 1;
-    VkResult r = vkCreateQueryPool(device, &pool_info, nullptr, &timestamps_);
-    if (r != VK_SUCCESS) {
-      vkDestroySemaphore(device, semaphore_, nullptr);
-      check_vk(r, "vkCreateQueryPool (event timestamps)");
-    }
-  }
+  const VulkanContext::EventObjects objects = context_.acquire_event_objects();
+  semaphore_ = objects.semaphore;
+  timestamps_ = objects.timestamps;
+  base_value_ = recorded_value_ = objects.value;
 }
 
 VulkanEvent::~VulkanEvent() {
   // A batch may still signal the semaphore or write the query, and batches
   // of other streams may wait on it (also ones not yet submitted): wait for
-  // them first (bounded); on failure leak the objects rather than free
+  // them first (bounded), then give the objects back to the context's pool
+  // (see acquire_event_objects); on failure leak them rather than reuse
   // ones in use.
   try {
     synchronize();
@@ -37,16 +25,14 @@ VulkanEvent::~VulkanEvent() {
   } catch (...) {
     return;
   }
-  VkDevice device = context_.device();
-  if (timestamps_ != VK_NULL_HANDLE) vkDestroyQueryPool(device, timestamps_, nullptr);
-  vkDestroySemaphore(device, semaphore_, nullptr);
+  context_.release_event_objects({semaphore_, timestamps_, recorded_value_});
 }
 
 void VulkanEvent::record(VulkanStream& stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (timestamps_ != VK_NULL_HANDLE) {
     // Re-recording: the previous timestamp must be written before the reset.
-    if (recorded_value_ > 0) {
+    if (recorded_value_ > base_value_) {
       context_.wait(TimelinePoint{semaphore_, recorded_value_}, "an event being re-recorded");
     }
     stream.record(
@@ -62,7 +48,9 @@ void VulkanEvent::record(VulkanStream& stream) {
 
 TimelinePoint VulkanEvent::recorded_point() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return TimelinePoint{semaphore_, recorded_value_};
+  // Value 0: never recorded (the semaphore may come from the pool with a
+  // value reached by an earlier event).
+  return TimelinePoint{semaphore_, recorded_value_ == base_value_ ? 0 : recorded_value_};
 }
 
 void VulkanEvent::block(VulkanStream& stream) {

@@ -1,8 +1,9 @@
 // An event of one Vulkan device: a timeline semaphore of its own, signaled
-// by the batch that records it (value n for the n-th record), plus a
-// timestamp query written just before, for elapsed times. Owning the
-// semaphore (rather than pointing at the stream's) keeps an event valid
-// after its stream is destroyed.
+// by the batch that records it (base + n for the n-th record, base being
+// the value the semaphore had when the event took it from the device's
+// pool), plus a timestamp query written just before, for elapsed times.
+// Owning the semaphore (rather than pointing at the stream's) keeps an
+// event valid after its stream is destroyed.
 #pragma once
 
 #include <cstdint>
@@ -41,7 +42,10 @@ class VulkanEvent {
   VkSemaphore semaphore_ = VK_NULL_HANDLE;
   VkQueryPool timestamps_ = VK_NULL_HANDLE;
   std::mutex mutex_;
-  uint64_t recorded_value_ = 0;  // 0: never recorded
+  // The semaphore's value when this event took it; recorded_value_ equal
+  // to it means never recorded. Records signal base + 1, base + 2, ...
+  uint64_t base_value_ = 0;
+  uint64_t recorded_value_ = 0;
   // Some stream was made to wait on the semaphore: batches that wait on it
   // must complete before it may be destroyed.
   bool waited_on_ = false;
