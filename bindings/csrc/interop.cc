@@ -13,6 +13,7 @@
 
 #include "bindings/csrc/dlpack_abi.h"
 #include "bindings/csrc/dlpack_layout.h"
+#include "runtime/core/checked_math.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_interface.h"
 #include "runtime/device/device_registry.h"
@@ -49,16 +50,6 @@ Tensor borrow(Device device, void* data, size_t nbytes, DType dtype, Shape sizes
     on_free();
   });
   return Tensor::from_storage(std::move(ptr), dtype, std::move(sizes), std::move(strides));
-}
-
-// Bytes from the first to one past the last element (strides >= 0).
-size_t extent_bytes(const Shape& sizes, const Shape& strides, size_t itemsize) {
-  int64_t last = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == 0) return 0;
-    last += (sizes[i] - 1) * strides[i];
-  }
-  return static_cast<size_t>(last + 1) * itemsize;
 }
 
 // -- The buffer protocol.
@@ -144,8 +135,16 @@ Tensor tensor_from_buffer(py::handle obj, ReadOnly policy) {
     }
     strides.push_back(s / raw->itemsize);
   }
-  if (raw->strides == nullptr) strides = tessera::contiguous_strides(sizes);
-  const size_t nbytes = extent_bytes(sizes, strides, static_cast<size_t>(raw->itemsize));
+  size_t nbytes = 0;
+  try {
+    if (raw->strides == nullptr) strides = tessera::contiguous_strides(sizes);
+    // Bytes from the first to one past the last element, overflow-checked.
+    nbytes = tessera::checked_storage_bytes(sizes, strides, 0,
+                                            static_cast<size_t>(raw->itemsize), "from_numpy");
+  } catch (...) {
+    release();
+    throw;
+  }
   const bool read_only = raw->readonly != 0;
   return shared_or_copied(
       borrow(tessera::host_device(), raw->buf, nbytes, *dtype, sizes, strides, release),

@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+#include "runtime/core/little_endian.h"
+
 namespace tessera::vulkan {
 namespace {
 
@@ -49,23 +51,13 @@ uint64_t fnv1a(const char* bytes, size_t n) {
   return h;
 }
 
-void put_u64(char* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-uint64_t get_u64(const char* in) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(in[i]);
-  return v;
-}
-
 }  // namespace
 
 std::vector<char> PipelineCacheFile::seal(const std::vector<char>& payload) {
   std::vector<char> file(kEnvelopeBytes + payload.size());
   std::memcpy(file.data(), kMagic, sizeof(kMagic));
-  put_u64(file.data() + sizeof(kMagic), payload.size());
-  put_u64(file.data() + sizeof(kMagic) + 8, fnv1a(payload.data(), payload.size()));
+  store_le64(file.data() + sizeof(kMagic), payload.size());
+  store_le64(file.data() + sizeof(kMagic) + 8, fnv1a(payload.data(), payload.size()));
   if (!payload.empty()) std::memcpy(file.data() + kEnvelopeBytes, payload.data(), payload.size());
   return file;
 }
@@ -73,10 +65,10 @@ std::vector<char> PipelineCacheFile::seal(const std::vector<char>& payload) {
 std::vector<char> PipelineCacheFile::unseal(const std::vector<char>& file) {
   if (file.size() < kEnvelopeBytes) return {};
   if (std::memcmp(file.data(), kMagic, sizeof(kMagic)) != 0) return {};
-  const uint64_t length = get_u64(file.data() + sizeof(kMagic));
+  const uint64_t length = load_le64(file.data() + sizeof(kMagic));
   if (length != file.size() - kEnvelopeBytes) return {};  // cut off, or extended
   const char* payload = file.data() + kEnvelopeBytes;
-  if (get_u64(file.data() + sizeof(kMagic) + 8) != fnv1a(payload, length)) return {};
+  if (load_le64(file.data() + sizeof(kMagic) + 8) != fnv1a(payload, length)) return {};
   return std::vector<char>(payload, payload + length);
 }
 

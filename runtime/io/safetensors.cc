@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "runtime/core/error.h"
+#include "runtime/core/little_endian.h"
 #include "runtime/io/mapped_file.h"
 #include "runtime/io/safetensors_header.h"
 #include "runtime/ops/ops.h"
@@ -41,9 +42,7 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
          "that starts a safetensors file");
   }
   // The first 8 bytes: the header length, little-endian.
-  const auto* length_bytes = reinterpret_cast<const unsigned char*>(file.mapping_->data());
-  uint64_t header_bytes = 0;
-  for (int i = 7; i >= 0; --i) header_bytes = (header_bytes << 8) | length_bytes[i];
+  const uint64_t header_bytes = load_le64(file.mapping_->data());
   if (header_bytes > safetensors::kMaxHeaderBytes) {
     fail(path, "the header length ", header_bytes, " is beyond the limit of ",
          safetensors::kMaxHeaderBytes, " bytes (is this a safetensors file?)");

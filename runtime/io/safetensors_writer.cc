@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/core/error.h"
+#include "runtime/core/little_endian.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/io/safetensors_header.h"
 #include "runtime/ops/ops.h"
@@ -112,7 +113,7 @@ void save_safetensors(const std::string& path, const std::map<std::string, Tenso
   const std::string header = safetensors::encode_header(layout, metadata, path);
 
   unsigned char length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<unsigned char>(header.size() >> (8 * i));
+  store_le64(length, header.size());
   TemporaryFile file(path);
   file.write(length, sizeof(length));
   file.write(header.data(), header.size());

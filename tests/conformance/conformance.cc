@@ -174,15 +174,18 @@ Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo, dou
   return f64.to(dtype);
 }
 
-Tensor to_device_like(const Tensor& t, Device device) {
-  if (t.device() == device) return t;
-  // Copy the storage span so strides and offset survive the move.
+Tensor copy_like(const Tensor& t, Device device) {
+  if (t.numel() == 0) return empty(t.sizes(), TensorOptions(t.dtype(), device));
+  // Copy the storage span so strides and overlaps survive the copy.
   int64_t span = 1;
   for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
-  if (t.numel() == 0) return empty(t.sizes(), TensorOptions(t.dtype(), device));
   Tensor host_span = Tensor::from_storage(t.storage(), t.dtype(), {span}, {1}, t.storage_offset());
-  Tensor dev_span = host_span.to(device);
-  return dev_span.as_strided(t.sizes(), t.strides(), dev_span.storage_offset());
+  Tensor span_copy = device == t.device() ? host_span.clone() : host_span.to(device);
+  return span_copy.as_strided(t.sizes(), t.strides(), span_copy.storage_offset());
+}
+
+Tensor to_device_like(const Tensor& t, Device device) {
+  return t.device() == device ? t : copy_like(t, device);
 }
 
 std::vector<double> values_of(const Tensor& t) { return t.to_vector<double>(); }

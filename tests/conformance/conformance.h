@@ -79,7 +79,10 @@ struct ErrorCase {
 // [lo, hi] clamped to the dtype's range, bools half true.
 Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo = -3.0,
                   double hi = 3.0);
-// A copy of t on device with the same strides and offset (same storage span).
+// A copy of t on device (its own device too) with the same strides and
+// overlaps: a copy of its storage span, viewed as t is.
+Tensor copy_like(const Tensor& t, Device device);
+// t itself when it is on device, else copy_like(t, device).
 Tensor to_device_like(const Tensor& t, Device device);
 // Row-major values of a tensor, in double (on the host).
 std::vector<double> values_of(const Tensor& t);

@@ -38,14 +38,13 @@ std::string device_type_under_test() {
   return type != nullptr ? type : "cpu";
 }
 
-// A case's first sample whose inputs are small, with the inputs on device.
+// A case and its first sample whose inputs are small.
 struct Prepared {
   OpCase c;
   Sample sample;
-  std::vector<Tensor> inputs;  // on the device under test
 };
 
-std::vector<Prepared> prepare_cases(Device device) {
+std::vector<Prepared> prepare_cases() {
   std::vector<Prepared> out;
   std::set<std::string> seen;
   for (const RegisteredOpCase& entry : registered_op_cases()) {
@@ -57,27 +56,24 @@ std::vector<Prepared> prepare_cases(Device device) {
         return !t.defined() || t.numel() <= kMaxInputElements;
       });
       if (!small || s.inputs.empty()) continue;
-      Prepared p{c, s, {}};
-      for (const Tensor& t : s.inputs) p.inputs.push_back(t.defined() ? to_device_like(t, device) : t);
-      out.push_back(std::move(p));
+      out.push_back(Prepared{c, s});
       break;
     }
   }
   return out;
 }
 
-// Runs the case on copies of its inputs (in-place ops must not change the
-// prepared ones), keeping the copies out of the allocator's balance.
-std::vector<Tensor> run_case(const Prepared& p, const std::vector<Tensor>& copies) {
-  return p.c.run(copies, p.sample);
-}
-
+// The case's inputs on device, copied in their layouts: every run gets its
+// own (in-place ops must not change the sample), made before the run so
+// that the allocator balance around the run leaves them out.
 std::vector<Tensor> copies_of(const Prepared& p, Device device) {
   std::vector<Tensor> copies;
-  for (const Tensor& t : p.sample.inputs) {
-    copies.push_back(t.defined() ? to_device_like(t.clone(), device) : t);
-  }
+  for (const Tensor& t : p.sample.inputs) copies.push_back(t.defined() ? copy_like(t, device) : t);
   return copies;
+}
+
+std::vector<Tensor> run_case(const Prepared& p, const std::vector<Tensor>& copies) {
+  return p.c.run(copies, p.sample);
 }
 
 int64_t allocated_bytes(Device device) {
@@ -140,7 +136,7 @@ void run_fault_cases(Fault fault) {
   const Device other = host_device();
   fault_injection::clear();
   int64_t cases = 0, faults = 0;
-  for (const Prepared& p : prepare_cases(device)) {
+  for (const Prepared& p : prepare_cases()) {
     INFO(p.sample.description << " (" << dtype_name(p.c.dtypes.front()) << ") on "
                                << device.to_string());
     std::vector<Tensor> copies = copies_of(p, device);

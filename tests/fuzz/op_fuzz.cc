@@ -55,23 +55,12 @@ std::string layout_of(const Tensor& t) {
 // -- Layouts. Each returns a tensor with t's sizes, dtype and values in
 // storage laid out differently.
 
-// A copy of t in its own layout (strides, offset, overlap of expanded
-// dims): a copy of its storage span, viewed as t is.
-Tensor same_layout_copy(const Tensor& t) {
-  if (t.numel() == 0) return empty(t.sizes(), TensorOptions(t.dtype(), t.device()));
-  int64_t span = 1;
-  for (int64_t d = 0; d < t.dim(); ++d) span += (t.sizes()[d] - 1) * t.strides()[d];
-  const Tensor copy =
-      Tensor::from_storage(t.storage(), t.dtype(), {span}, {1}, t.storage_offset()).clone();
-  return copy.as_strided(t.sizes(), t.strides(), 0);
-}
-
 // Always a copy: in-place ops must not change the sample, whose inputs the
 // reference reads afterwards.
 Tensor relayout(FuzzInput& in, const Tensor& t) {
   const int64_t rank = t.dim();
   const uint8_t kind = in.byte() % 5;
-  if (kind == 0 || t.numel() == 0) return same_layout_copy(t);
+  if (kind == 0 || t.numel() == 0) return conf::copy_like(t, t.device());
   Shape storage_sizes = t.sizes();
   Shape steps(rank, 1);
   int64_t offset = 0;
