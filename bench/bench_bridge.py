@@ -324,6 +324,43 @@ def bench_adamw_fused(device, args):
                     repeats=args.adamw_repeats, calls=1, goal=1.0, check=False)
 
 
+CLIP_SHAPE = "clip_grad_norm_(foreach=True), GPT-2 small's 148 f32 gradients (124M values)"
+
+
+def gpt2_small_shapes():
+    """The parameter shapes of GPT-2 small (12 layers, width 768, vocabulary
+    50257, 1024 positions): large matrices beside many small biases and
+    norm weights, the mix a language model's gradient list has."""
+    shapes = [(50257, 768), (1024, 768)]
+    for _ in range(12):
+        shapes += [(768,), (768,), (768, 2304), (2304,), (768, 768), (768,),
+                   (768,), (768,), (768, 3072), (3072,), (3072, 768), (768,)]
+    return shapes + [(768,), (768,)]
+
+
+def clip_grad_norm_fn(device):
+    """clip_grad_norm_ over GPT-2 small's gradients, restored before each
+    call so that every call clips the same values."""
+    g = torch.Generator().manual_seed(0)
+    params, saved = [], []
+    for shape in gpt2_small_shapes():
+        p = torch.nn.Parameter(torch.empty(shape, device=device))
+        p.grad = torch.randn(shape, generator=g).to(device)
+        params.append(p)
+        saved.append(p.grad.clone())
+
+    def step():
+        torch._foreach_copy_([p.grad for p in params], saved)
+        return torch.nn.utils.clip_grad_norm_(params, 1.0, foreach=True)
+    return step
+
+
+def bench_clip_grad_norm(device, args):
+    return step_row("clip_grad_norm", CLIP_SHAPE, clip_grad_norm_fn("cpu"),
+                    clip_grad_norm_fn(device), device, args, repeats=args.clip_repeats,
+                    calls=1, goal=1.0)
+
+
 LSTM_SHAPE = "2-layer LSTM 512-512, seq 128 x batch 32 f32, linear head, SGD momentum"
 
 
@@ -486,6 +523,7 @@ BENCHES = {
     "mlp_compiled": (bench_mlp_step_compiled, MLP_SHAPE + ", torch.compile", ">= 1.0"),
     "resnet18": (bench_resnet18, "ResNet-18, 8x3x224x224 f32, forward+backward", ">= 0.9"),
     "adamw_fused": (bench_adamw_fused, ADAMW_SHAPE, ">= 1.0"),
+    "clip_grad_norm": (bench_clip_grad_norm, CLIP_SHAPE, ">= 1.0"),
     "lstm_step": (bench_lstm_step, LSTM_SHAPE, ">= 1.0"),
     "causal_attention": (bench_causal_attention, ATTENTION_SHAPE, ">= 1.0"),
 }
@@ -533,6 +571,9 @@ def main():
                    help="timed ResNet-18 steps, each side (default 5)")
     p.add_argument("--adamw-repeats", type=int, default=7,
                    help="timed fused AdamW steps over 100M parameters, each side (default 7)")
+    p.add_argument("--clip-repeats", type=int, default=9,
+                   help="timed clip_grad_norm_ calls over GPT-2 small's gradients, each side "
+                        "(default 9)")
     p.add_argument("--lstm-repeats", type=int, default=10,
                    help="timed 2-layer LSTM training steps, each side (default 10)")
     p.add_argument("--attention-repeats", type=int, default=10,
@@ -570,6 +611,7 @@ def main():
            "threads": torch.get_num_threads(), "torch_version": torch.__version__,
            "add_repeats": args.add_repeats, "mlp_repeats": args.mlp_repeats,
            "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats, "adamw_repeats": args.adamw_repeats,
+           "clip_repeats": args.clip_repeats,
            "lstm_repeats": args.lstm_repeats, "attention_repeats": args.attention_repeats,
            "rows": rows}
     with open(json_path, "a") as f:

@@ -403,12 +403,10 @@ void register_foreach(py::module_& m) {
   }, "self"_a, "src"_a, "non_blocking"_a = false, ReleaseGil(),
      "Per entry: self[i].copy_(src[i]) (broadcast, cast, across devices).");
   m.def("_foreach_norm", [](const TensorListArg& self, double ord, std::optional<DType> dtype) {
-    TensorList out;
-    for (const Tensor& t : self) out.push_back(tessera::norm(dtype ? t.to(*dtype) : t, ord));
-    return out;
+    return tessera::foreach_norm("_foreach_norm", self, ord, dtype);
   }, "self"_a, "ord"_a = 2.0, "dtype"_a = py::none(), ReleaseGil(),
-     "Per entry: the vector norm of self[i] (ord 1, 2 or inf) as a 0-d tensor, computed in "
-     "dtype if given.");
+     "Per entry: the vector norm of self[i] (any order) as a 0-d tensor, computed in dtype if "
+     "given; one multi-tensor kernel for orders 1, 2 and inf where the device has one.");
 }
 
 #undef TESSERA_UNARY_SPEC

@@ -1,8 +1,8 @@
-// Op front ends: multi-tensor pointwise ops, one call over a list of
-// entries (PyTorch's _foreach_* ops: optimizers update every parameter
-// with the same few ops). Each entry is one pointwise op of the Binary,
-// Unary, PointwiseBinary or Ternary kernel family on its own tensors, with
-// its own scalars.
+// Op front ends: multi-tensor ops, one call over a list of entries
+// (PyTorch's _foreach_* ops: optimizers update every parameter with the
+// same few ops, and clip_grad_norm_ takes every gradient's norm). Each
+// pointwise entry is one op of the Binary, Unary, PointwiseBinary or
+// Ternary kernel family on its own tensors, with its own scalars.
 //
 // A device that registers kernels::ForeachPointwise runs the whole list as
 // one launch (the CPU's spreads the entries over its threads, so many
@@ -11,6 +11,7 @@
 // that a call per tensor would cost.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "runtime/ops/signatures/foreach.h"  // PointwiseOpCode, PointwiseEntry
@@ -38,5 +39,23 @@ void run_pointwise_entry(Device device, const PointwiseOpCode& code, PointwiseEn
 // sharing). An in-place list such as [w, w] is not; a caller then runs
 // the entries one by one in order.
 bool foreach_entries_independent(const std::vector<PointwiseEntry>& entries);
+
+// The vector norm of order p over every element of each tensor, as norm(t,
+// p) gives it: one 0-d tensor per entry, of `dtype` when given (each
+// tensor converted first, so the norm is computed in that dtype) and of
+// the tensor's own dtype otherwise. Checked up front, with `op` in every
+// error: every tensor defined, floating, all on one device; p not NaN; no
+// infinite order over an empty tensor. Orders 1, 2 and inf run on the
+// device's ForeachNorm kernel when it has one (one launch for the list),
+// otherwise per entry on ReduceExt; other orders per entry as norm()
+// composes them.
+std::vector<Tensor> foreach_norm(const char* op, const std::vector<Tensor>& tensors, double p,
+                                 std::optional<DType> dtype = std::nullopt);
+
+// One entry of a norm list on `device`'s ReduceExt kernel: out (0-d, in's
+// dtype) = the norm `op` over every element of in (non-empty). What
+// foreach_norm runs per entry without a multi-tensor kernel, and what a
+// device's multi-tensor kernel may run per task.
+void run_norm_entry(Device device, kernels::ReduceExtOp op, Tensor& out, const Tensor& in);
 
 }  // namespace tessera

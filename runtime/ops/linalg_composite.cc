@@ -49,6 +49,26 @@ Tensor& scale_add_into(const Tensor& self, Tensor& prod, const Scalar& beta,
   return prod;
 }
 
+// f16 and bf16 take beta * self + alpha * prod from the product in float,
+// rounded once at the end, as PyTorch's CPU and CUDA GEMMs do (the scale
+// and sum in the GEMM's epilogue). Rounding the product to 16 bits first
+// would add a second rounding to about a quarter of the elements; Muon's
+// Newton-Schulz iteration (five bfloat16 addmm a step) drifts a few
+// percent from CPU that way.
+bool sum_in_float(const Tensor& a, const Scalar& beta, const Scalar& alpha) {
+  return (a.dtype() == DType::kF16 || a.dtype() == DType::kBF16) &&
+         !(scalar_is(beta, 0) && scalar_is(alpha, 1));
+}
+
+// beta * self + alpha * (a @ b) (bmm when batched, else mm) through float,
+// in a's dtype.
+Tensor scaled_sum_in_float(bool batched, const Tensor& self, const Tensor& a, const Tensor& b,
+                           const Scalar& beta, const Scalar& alpha) {
+  const Tensor a32 = a.to(DType::kF32), b32 = b.to(DType::kF32);
+  Tensor prod = batched ? bmm(a32, b32) : mm(a32, b32);
+  return scale_add_into(self.to(DType::kF32), prod, beta, alpha).to(a.dtype());
+}
+
 }  // namespace
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
@@ -68,6 +88,7 @@ static void check_addmm(const Tensor& self, const Tensor& a, const Tensor& b, co
 
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   check_addmm(self, a, b, beta, alpha);
+  if (sum_in_float(a, beta, alpha)) return scaled_sum_in_float(false, self, a, b, beta, alpha);
   Tensor prod = mm(a, b);
   return scale_add_into(self, prod, beta, alpha);
 }
@@ -77,6 +98,10 @@ Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scal
                 ValueError, "addmm_: self ", shape_to_string(self.sizes()),
                 " does not have the product's shape (", describe(a), ", ", describe(b), ")");
   check_addmm(self, a, b, beta, alpha);
+  if (sum_in_float(a, beta, alpha)) {
+    self.copy_(scaled_sum_in_float(false, self, a, b, beta, alpha));
+    return self;
+  }
   Tensor prod = mm(a, b);
   if (scalar_is(beta, 1)) {
     // self += alpha * prod: one pass over self (a recurrent layer's gates
@@ -90,7 +115,8 @@ Tensor& addmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scal
 Tensor& addmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta,
                   Scalar alpha) {
   check_addmm(self, a, b, beta, alpha);
-  if (can_write_directly(out, {a.size(0), b.size(1)}, a.dtype(), a.device(), {&self, &a, &b})) {
+  if (!sum_in_float(a, beta, alpha) &&
+      can_write_directly(out, {a.size(0), b.size(1)}, a.dtype(), a.device(), {&self, &a, &b})) {
     mm_out(out, a, b);  // straight into out: it shares no memory with the operands
     return scale_add_into(self, out, beta, alpha);
   }
@@ -111,6 +137,7 @@ static void check_baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, 
 
 Tensor baddbmm(const Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Scalar alpha) {
   check_baddbmm(self, a, b, beta, alpha);
+  if (sum_in_float(a, beta, alpha)) return scaled_sum_in_float(true, self, a, b, beta, alpha);
   Tensor prod = bmm(a, b);
   return scale_add_into(self, prod, beta, alpha);
 }
@@ -125,7 +152,8 @@ Tensor& baddbmm_(Tensor& self, const Tensor& a, const Tensor& b, Scalar beta, Sc
 Tensor& baddbmm_out(Tensor& out, const Tensor& self, const Tensor& a, const Tensor& b,
                     Scalar beta, Scalar alpha) {
   check_baddbmm(self, a, b, beta, alpha);
-  if (can_write_directly(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device(),
+  if (!sum_in_float(a, beta, alpha) &&
+      can_write_directly(out, {a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device(),
                          {&self, &a, &b})) {
     bmm_out(out, a, b);  // straight into out: it shares no memory with the operands
     return scale_add_into(self, out, beta, alpha);

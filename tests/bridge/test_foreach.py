@@ -123,6 +123,16 @@ def test_norm_zero_and_copy_take_the_multi_tensor_route(device):
                     f"_foreach_norm {order}", rtol=1e-5, atol=1e-5)
     assert_same(torch._foreach_norm(grads, 2.0, dtype=torch.float64),
                 torch._foreach_norm(cpu_grads, 2.0, dtype=torch.float64), "norm into float64")
+    # 16-bit lists, one of mixed dtypes, with 0-d and empty entries.
+    for dtype in (torch.float16, torch.bfloat16):
+        low = [g.to(dtype) for g in params(device)] + [torch.ones((), dtype=dtype, device=device),
+                                                       torch.ones(0, 3, dtype=dtype, device=device)]
+        mixed = low + [g.float() for g in low]
+        for order in (2.0, 1.0, float("inf")):
+            keep = mixed if order != float("inf") else [t for t in mixed if t.numel()]
+            assert_same(torch._foreach_norm(keep, order),
+                        torch._foreach_norm([t.cpu() for t in keep], order),
+                        f"_foreach_norm {order} of a {dtype} and float32 list", rtol=1e-2, atol=1e-3)
     assert "aten::zero_" not in aten_calls(lambda: torch._foreach_zero_(grads))
     assert all(g.abs().sum().item() == 0 for g in grads)
     # Lists the route refuses (integers; a host source) give aten's results.

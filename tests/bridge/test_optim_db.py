@@ -36,11 +36,7 @@ from torch.testing._internal.common_optimizers import optim_db, optims  # noqa: 
 from torch.testing._internal.common_utils import TestCase  # noqa: E402
 
 # optimizer name -> reason, for optimizers tessera does not match yet.
-KNOWN_GAPS = {
-    "Muon": "Muon's Newton-Schulz iteration runs in bfloat16, and tessera's bfloat16 addmm "
-            "is not correctly rounded (one ulp off in about a quarter of the elements, where "
-            "the CPU rounds once); five iterations make that a few percent of the update",
-}
+KNOWN_GAPS = {}
 
 
 @pytest.fixture(autouse=True)

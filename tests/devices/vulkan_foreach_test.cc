@@ -3,7 +3,9 @@
 // as one dispatch must give the same bits as the entry run alone, for ops
 // of each family, lists of many small and a few large tensors (several
 // chunks each), inputs broadcast from one element, in-place entries, and
-// entries the shaders cannot read (a transposed one) run beside them. Skipped without a Vulkan device.
+// entries the shaders cannot read (a transposed one) run beside them; f32
+// lists (foreach_f32.comp) and f16 and bf16 ones (foreach.comp). Skipped
+// without a Vulkan device.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -34,10 +36,10 @@ struct ListCase {
   Scalar s0 = 0, s1 = 0;
 };
 
-Tensor input(const Shape& shape, uint64_t seed, double lo, double hi) {
+Tensor input(const Shape& shape, DType dtype, uint64_t seed, double lo, double hi) {
   Generator gen(seed);
   Tensor t = rand(shape, TensorOptions(DType::kF32, host_device()), &gen);
-  return add(mul(t, hi - lo), lo).to(gpu());
+  return add(mul(t, hi - lo), lo).to(dtype).to(gpu());
 }
 
 // The largest |x - y| - tol * (1 + |y|) over two f32 tensors of one shape.
@@ -54,7 +56,8 @@ bool close(const Tensor& x, const Tensor& y, double tol) {
 
 // The list: many small entries, a few spanning several chunks, an empty one,
 // a 0-d one; every third entry's second input is one element broadcast.
-std::vector<PointwiseEntry> make_entries(const ListCase& c, bool in_place, bool with_views) {
+std::vector<PointwiseEntry> make_entries(const ListCase& c, DType dtype, bool in_place,
+                                         bool with_views) {
   const std::vector<Shape> shapes = {{}, {0}, {1}, {37}, {5, 7}, {1000}, {4097}, {70000},
                                      {3, 300}, {12}, {129, 3}, {65}};
   std::vector<PointwiseEntry> entries;
@@ -62,15 +65,12 @@ std::vector<PointwiseEntry> make_entries(const ListCase& c, bool in_place, bool 
   for (size_t i = 0; i < shapes.size(); ++i) {
     const Shape& shape = shapes[i];
     PointwiseEntry e;
-    e.a = input(shape, ++seed, c.lo, c.hi);
-    if (with_views && i == 4) e.a = input({7, 5}, ++seed, c.lo, c.hi).t();  // not contiguous
-    if (c.arity >= 2) {
-      e.b = i % 3 == 2 ? input({}, ++seed, c.lo, c.hi).expand(shape) : input(shape, ++seed, c.lo, c.hi);
-    }
-    if (c.arity >= 3) {
-      e.c = i % 4 == 1 ? input({}, ++seed, c.lo, c.hi).expand(shape) : input(shape, ++seed, c.lo, c.hi);
-    }
-    e.out = in_place ? e.a : empty(shape, TensorOptions(DType::kF32, gpu()));
+    auto in = [&](const Shape& s) { return input(s, dtype, ++seed, c.lo, c.hi); };
+    e.a = in(shape);
+    if (with_views && i == 4) e.a = in({7, 5}).t();  // not contiguous
+    if (c.arity >= 2) e.b = i % 3 == 2 ? in({}).expand(shape) : in(shape);
+    if (c.arity >= 3) e.c = i % 4 == 1 ? in({}).expand(shape) : in(shape);
+    e.out = in_place ? e.a : empty(shape, TensorOptions(dtype, gpu()));
     e.s0 = c.s0;
     e.s1 = c.s1;
     entries.push_back(e);
@@ -86,7 +86,7 @@ std::vector<Tensor> expected(const ListCase& c, const std::vector<PointwiseEntry
   for (const PointwiseEntry& e : entries) {
     PointwiseEntry alone = e;
     alone.a = e.a.clone();
-    alone.out = in_place ? alone.a : empty(e.out.sizes(), TensorOptions(DType::kF32, gpu()));
+    alone.out = in_place ? alone.a : empty(e.out.sizes(), TensorOptions(e.out.dtype(), gpu()));
     run_pointwise_entry(gpu(), c.code, alone);
     outs.push_back(alone.out);
   }
@@ -129,17 +129,20 @@ const std::vector<ListCase>& cases() {
 TEST_CASE("vulkan foreach: one dispatch gives each entry's single-kernel bits", "[vulkan]") {
   REQUIRE_VULKAN();
   for (const ListCase& c : cases()) {
-    for (bool in_place : {false, true}) {
-      for (bool with_views : {false, true}) {
-        INFO(c.name << (in_place ? " in place" : "") << (with_views ? " with a view" : ""));
-        std::vector<PointwiseEntry> entries = make_entries(c, in_place, with_views);
-        const std::vector<Tensor> want = expected(c, entries, in_place);
-        const int64_t fallbacks = fallback_count("foreach_pointwise");
-        foreach_pointwise("vulkan_foreach_test", c.code, entries);
-        CHECK(fallback_count("foreach_pointwise") == fallbacks);
-        for (size_t i = 0; i < entries.size(); ++i) {
-          INFO("entry " << i << " " << describe(entries[i].out));
-          CHECK(same_bits(entries[i].out, want[i]));
+    for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+      for (bool in_place : {false, true}) {
+        for (bool with_views : {false, true}) {
+          INFO(c.name << " " << dtype_name(dtype) << (in_place ? " in place" : "")
+                      << (with_views ? " with a view" : ""));
+          std::vector<PointwiseEntry> entries = make_entries(c, dtype, in_place, with_views);
+          const std::vector<Tensor> want = expected(c, entries, in_place);
+          const int64_t fallbacks = fallback_count("foreach_pointwise");
+          foreach_pointwise("vulkan_foreach_test", c.code, entries);
+          CHECK(fallback_count("foreach_pointwise") == fallbacks);
+          for (size_t i = 0; i < entries.size(); ++i) {
+            INFO("entry " << i << " " << describe(entries[i].out));
+            CHECK(same_bits(entries[i].out, want[i]));
+          }
         }
       }
     }
@@ -149,7 +152,7 @@ TEST_CASE("vulkan foreach: one dispatch gives each entry's single-kernel bits", 
 TEST_CASE("vulkan foreach: matches the CPU device", "[vulkan]") {
   REQUIRE_VULKAN();
   const ListCase c{"addcdiv", TernaryOp::kAddcdiv, 3, 0.5, 2, 0.3};
-  std::vector<PointwiseEntry> entries = make_entries(c, false, true);
+  std::vector<PointwiseEntry> entries = make_entries(c, DType::kF32, false, true);
   std::vector<PointwiseEntry> on_cpu;
   for (const PointwiseEntry& e : entries) {
     PointwiseEntry h;

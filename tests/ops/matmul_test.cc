@@ -313,6 +313,56 @@ TEST_CASE("matmul: 16-bit inputs accumulate in float32", "[matmul]") {
   CHECK(read_strided(hb) == V(6, cast_value(3000.0, DType::kF16)));
 }
 
+// Elements of a 16-bit result that differ from beta * self + alpha * a b
+// computed in double and rounded once to the dtype: a float product and
+// sum rounded once leaves only values within float's error of a 16-bit
+// tie; a product rounded to 16 bits before the sum missed about a quarter.
+int64_t not_rounded_once(const Tensor& got, const V& self, const V& a, const V& b, int64_t B,
+                         int64_t M, int64_t K, int64_t N, double beta, double alpha) {
+  V prod, mag;
+  naive_bmm(a, b, B, M, K, N, &prod, &mag);
+  const V g = read_strided(got);
+  int64_t off = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double want = cast_value(beta * self[i % self.size()] + alpha * prod[i], got.dtype());
+    if (g[i] != want) ++off;
+  }
+  return off;
+}
+
+TEST_CASE("matmul: 16-bit addmm and baddbmm round once", "[matmul]") {
+  // Muon's Newton-Schulz step, b * G + c * G G, in bfloat16 (and float16).
+  const int64_t M = 32, K = 64, N = 48;
+  const double beta = -4.775, alpha = 2.0315;
+  for (DType t : {DType::kBF16, DType::kF16}) {
+    INFO(dname(t));
+    const V av = read_strided(make_tensor(lcg_values(M * K, 61, -1, 1), {M, K}, t));
+    const V bv = read_strided(make_tensor(lcg_values(K * N, 62, -1, 1), {K, N}, t));
+    const V sv = read_strided(make_tensor(lcg_values(M * N, 63, -1, 1), {M, N}, t));
+    const Tensor a = make_tensor(av, {M, K}, t), b = make_tensor(bv, {K, N}, t);
+    const Tensor self = make_tensor(sv, {M, N}, t);
+    const int64_t budget = M * N / 100;
+    CHECK(not_rounded_once(addmm(self, a, b, beta, alpha), sv, av, bv, 1, M, K, N, beta, alpha) <=
+          budget);
+    Tensor in_place = self.clone();
+    addmm_(in_place, a, b, beta, alpha);
+    CHECK(not_rounded_once(in_place, sv, av, bv, 1, M, K, N, beta, alpha) <= budget);
+    Tensor out = empty({M, N}, t);
+    addmm_out(out, self, a, b, beta, alpha);
+    CHECK(not_rounded_once(out, sv, av, bv, 1, M, K, N, beta, alpha) <= budget);
+    // A bias row broadcast over the rows, as linear's addmm.
+    const V bias = read_strided(make_tensor(lcg_values(N, 64, -1, 1), {N}, t));
+    CHECK(not_rounded_once(addmm(make_tensor(bias, {N}, t), a, b, 1, 1), bias, av, bv, 1, M, K,
+                           N, 1, 1) <= budget);
+    const Tensor a3 = a.view({2, M / 2, K}), s3 = self.view({2, M / 2, N});
+    const Tensor b3 = make_tensor(bv, {1, K, N}, t).expand({2, K, N});
+    V b2 = bv;
+    b2.insert(b2.end(), bv.begin(), bv.end());
+    CHECK(not_rounded_once(baddbmm(s3, a3, b3, beta, alpha), sv, av, b2, 2, M / 2, K, N, beta,
+                           alpha) <= budget);
+  }
+}
+
 TEST_CASE("matmul: many small matrices in a batch", "[matmul]") {
   V av = values_for(DType::kF32, 1000 * 2 * 3, 51), bv = values_for(DType::kF32, 1000 * 3 * 2, 52);
   Tensor a = make_tensor(av, {1000, 2, 3});

@@ -3,8 +3,9 @@
 // (zero_grad(set_to_none=False)) and _foreach_copy_ (EMA and
 // state-dict copies). A plain list (every tensor on one tessera device,
 // floating, no math bits) runs as one call: one device guard and one
-// runtime op per tensor, without aten's per-tensor dispatch. Anything else
-// takes aten's per-tensor loop.
+// runtime op for the list (the norm) or per tensor (zero and copy),
+// without aten's per-tensor dispatch. Anything else takes aten's
+// per-tensor loop.
 #include <ATen/ATen.h>
 #include <ATen/ops/_foreach_copy_native.h>
 #include <ATen/ops/_foreach_norm_native.h>
@@ -15,7 +16,6 @@
 
 #include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
-#include "bridge/csrc/ops/vector_norm.h"
 #include "runtime/ops/ops.h"
 
 namespace torch_tessera {
@@ -38,20 +38,26 @@ bool on_one_tessera_device(at::TensorList list) {
          plain_list(list, list[0].device());
 }
 
+// One runtime call for the list: the device's multi-tensor norm kernel
+// where it has one.
 std::vector<at::Tensor> foreach_norm(at::TensorList self, const at::Scalar& ord,
                                      std::optional<at::ScalarType> dtype) {
   const bool fast = on_one_tessera_device(self) && !ord.isComplex() &&
                     (!dtype.has_value() || at::isFloatingType(*dtype));
   if (!fast) return at::native::foreach_tensor_norm_slow(self, ord, dtype);
   const OpScope scope(self[0]);
-  std::vector<at::Tensor> norms;
-  norms.reserve(self.size());
-  for (const at::Tensor& t : self) {
-    norms.push_back(fresh([&] {
-      return vector_norm(t, ord, std::nullopt, /*keepdim=*/false, dtype, "_foreach_norm");
-    }));
-  }
-  return norms;
+  std::vector<tessera::Tensor> tensors;
+  tensors.reserve(self.size());
+  for (const at::Tensor& t : self) tensors.push_back(to_runtime(t, "_foreach_norm"));
+  std::optional<tessera::DType> runtime_dtype;
+  if (dtype.has_value()) runtime_dtype = to_runtime_dtype(*dtype, "_foreach_norm");
+  std::vector<tessera::Tensor> norms = call_runtime([&] {
+    return tessera::foreach_norm("_foreach_norm", tensors, ord.toDouble(), runtime_dtype);
+  });
+  std::vector<at::Tensor> out;
+  out.reserve(norms.size());
+  for (const tessera::Tensor& n : norms) out.push_back(to_torch(n));
+  return out;
 }
 
 void foreach_zero_(at::TensorList self) {

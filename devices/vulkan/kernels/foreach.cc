@@ -1,5 +1,6 @@
 // The multi-tensor pointwise kernel (kernels::ForeachPointwise): a list's
-// f32 entries run as one dispatch of a foreach_*_f32.comp shader, in the
+// entries run as one dispatch of shaders/foreach_f32.comp (f32) or
+// foreach.comp (f16 and bf16, on devices with 16-bit storage), in the
 // manner of PyTorch's multi_tensor_apply, instead of one dispatch per
 // tensor. Each entry is cut into chunks of kChunkGroups work groups'
 // worth of elements; a table of entries and a table of chunks go to the
@@ -7,22 +8,23 @@
 // take their formulas from the single-tensor shaders' .glsl files, so an
 // entry gives the same bits either way.
 //
-// An entry takes this route when out is contiguous f32 and every input is
-// f32 and either contiguous with out's sizes or one element broadcast (a
-// Scalar operand, expanded). The others, and ops the shaders lack, run
-// entry by entry on this device's single-tensor kernels.
+// An entry takes this route when out is contiguous and every input has
+// out's dtype and is either contiguous with out's sizes or one element
+// broadcast (a Scalar operand, expanded). The others, and ops the shaders
+// lack, run entry by entry on this device's single-tensor kernels.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <variant>
 #include <vector>
 
 #include "devices/vulkan/compute_pipelines.h"
+#include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/pointwise_shader_ops.h"
+#include "devices/vulkan/kernels/table_upload.h"
 #include "runtime/ops/foreach_ops.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
@@ -60,28 +62,38 @@ struct Chunk {
 // start-up is small, small enough that a 1000-element tensor is one chunk.
 constexpr uint32_t kChunkGroups = 8;
 
-// The shader and specialization constants for an op; nullopt where the
-// foreach shaders lack it.
-struct ShaderChoice {
-  const char* shader;
-  std::vector<uint32_t> constants;
+// The shaders' kFamily (shaders/foreach.glsl).
+enum class ForeachFamily : uint32_t { kBinary = 0, kPointwiseBinary = 1, kUnary = 2, kTernary = 3 };
+
+// The shaders' family and op for `code`; nullopt where they lack it.
+struct ShaderOp {
+  ForeachFamily family;
+  uint32_t op;
 };
 
-std::optional<ShaderChoice> shader_for(const PointwiseOpCode& code) {
+std::optional<ShaderOp> shader_op(const PointwiseOpCode& code) {
   if (const auto* op = std::get_if<BinaryOp>(&code)) {
-    return ShaderChoice{"foreach_binary_f32", {0, static_cast<uint32_t>(*op)}};
+    return ShaderOp{ForeachFamily::kBinary, static_cast<uint32_t>(*op)};
   }
   if (const auto* op = std::get_if<PointwiseBinaryOp>(&code)) {
     if (!is_f32_shader_op(*op) && *op != PointwiseBinaryOp::kPow) return std::nullopt;
-    return ShaderChoice{"foreach_binary_f32", {1, static_cast<uint32_t>(*op)}};
+    return ShaderOp{ForeachFamily::kPointwiseBinary, static_cast<uint32_t>(*op)};
   }
   if (const auto* op = std::get_if<UnaryOp>(&code)) {
     if (!float_shaders_handle(*op) || kernels::is_predicate(*op)) return std::nullopt;
-    return ShaderChoice{"foreach_unary_f32", {static_cast<uint32_t>(*op)}};
+    return ShaderOp{ForeachFamily::kUnary, static_cast<uint32_t>(*op)};
   }
   const TernaryOp op = std::get<TernaryOp>(code);
   if (op == TernaryOp::kWhere) return std::nullopt;
-  return ShaderChoice{"foreach_ternary_f32", {static_cast<uint32_t>(op)}};
+  return ShaderOp{ForeachFamily::kTernary, static_cast<uint32_t>(op)};
+}
+
+// The list dtypes the shaders take on this device: f32 everywhere
+// (foreach_f32), f16 and bf16 where the typed shaders run (foreach).
+bool shader_dtype(DType t, const KernelContext& ctx) {
+  if (t == DType::kF32) return true;
+  return (t == DType::kF16 || t == DType::kBF16) &&
+         vulkan_context_of(ctx).has_sized_shader_types();
 }
 
 // The scalars the shader reads for an op, as the single-tensor kernels
@@ -107,7 +119,7 @@ void set_scalars(const PointwiseOpCode& code, const PointwiseEntry& e, ForeachEn
 bool add_operand(const Tensor& t, const Tensor& out, const Device& device, int bit,
                  uint64_t& addr, uint32_t& broadcast) {
   if (!t.defined()) return true;
-  if (t.dtype() != DType::kF32 || t.device() != device) return false;
+  if (t.dtype() != out.dtype() || t.device() != device) return false;
   if (t.sizes() == out.sizes() && t.is_contiguous()) {
     addr = reinterpret_cast<uint64_t>(t.data_ptr());
     return true;
@@ -121,9 +133,10 @@ bool add_operand(const Tensor& t, const Tensor& out, const Device& device, int b
 }
 
 std::optional<ForeachEntry> shader_entry(const PointwiseOpCode& code, const PointwiseEntry& e,
-                                         const Device& device) {
+                                         const KernelContext& ctx) {
   const Tensor& out = e.out;
-  if (out.dtype() != DType::kF32 || out.device() != device || !out.is_contiguous() ||
+  const Device& device = ctx.device;
+  if (!shader_dtype(out.dtype(), ctx) || out.device() != device || !out.is_contiguous() ||
       out.numel() > std::numeric_limits<int32_t>::max()) {
     return std::nullopt;
   }
@@ -139,28 +152,14 @@ std::optional<ForeachEntry> shader_entry(const PointwiseOpCode& code, const Poin
   return f;
 }
 
-// The two tables, uploaded as one device buffer: entries, then chunks.
-Tensor upload_tables(const KernelContext& ctx, const std::vector<ForeachEntry>& entries,
-                     const std::vector<Chunk>& chunks) {
-  const size_t entry_bytes = entries.size() * sizeof(ForeachEntry);
-  const size_t nbytes = entry_bytes + chunks.size() * sizeof(Chunk);
-  Tensor host = empty({static_cast<int64_t>(nbytes)}, TensorOptions(DType::kU8, host_device()));
-  auto* bytes = static_cast<uint8_t*>(host.data_ptr());
-  std::memcpy(bytes, entries.data(), entry_bytes);
-  std::memcpy(bytes + entry_bytes, chunks.data(), chunks.size() * sizeof(Chunk));
-  Tensor tables = empty({static_cast<int64_t>(nbytes)}, TensorOptions(DType::kU8, ctx.device));
-  tables.copy_(host);
-  return tables;
-}
-
 void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& code,
                               std::vector<PointwiseEntry>& entries) {
-  const std::optional<ShaderChoice> choice = shader_for(code);
+  const std::optional<ShaderOp> op = shader_op(code);
   std::vector<ForeachEntry> fast;
   std::vector<PointwiseEntry*> slow;
   for (PointwiseEntry& e : entries) {
     std::optional<ForeachEntry> f;
-    if (choice) f = shader_entry(code, e, ctx.device);
+    if (op) f = shader_entry(code, e, ctx);
     if (f && f->numel > 0) fast.push_back(*f);
     else if (!f) slow.push_back(&e);
   }
@@ -174,21 +173,22 @@ void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& c
         if (fast[i].numel - first <= chunk_elems) break;  // no uint32 overflow past the end
       }
     }
-    const Tensor tables = upload_tables(ctx, fast, chunks);
+    const DeviceTables tables = upload_tables(ctx, {host_table(fast), host_table(chunks)});
     ForeachParams p{};
-    p.entries = reinterpret_cast<uint64_t>(tables.data_ptr());
-    p.chunks = p.entries + fast.size() * sizeof(ForeachEntry);
+    p.entries = tables.addresses[0];
+    p.chunks = tables.addresses[1];
     p.chunk_elems = chunk_elems;
+    // The list has one dtype (the front end checks): every fast entry's.
+    const DType dtype = entries[0].out.dtype();
+    const auto family = static_cast<uint32_t>(op->family);
     for (size_t first = 0; first < chunks.size(); first += kMaxWorkGroupsPerDim) {
       p.first_chunk = static_cast<uint32_t>(first);
       const auto groups =
           static_cast<uint32_t>(std::min<size_t>(kMaxWorkGroupsPerDim, chunks.size() - first));
-      // Specialization constants as a list: launch_groups takes an
-      // initializer_list, so the choice's vector goes through this switch.
-      if (choice->constants.size() == 1) {
-        launch_groups(ctx, choice->shader, {choice->constants[0]}, p, groups);
+      if (dtype == DType::kF32) {
+        launch_groups(ctx, "foreach_f32", {family, op->op}, p, groups);
       } else {
-        launch_groups(ctx, choice->shader, {choice->constants[0], choice->constants[1]}, p,
+        launch_groups(ctx, "foreach", {family, op->op, kind_constant(*element_kind(dtype))}, p,
                       groups);
       }
     }

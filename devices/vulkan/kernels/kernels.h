@@ -16,8 +16,10 @@ void register_unary_kernel(KernelRegistry& registry, DeviceType type);   // unar
 // dtypes where the CPU kernel defines it)
 void register_pointwise_binary_kernel(KernelRegistry& registry, DeviceType type);
 void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ternary
-// foreach_pointwise: f32 lists as one dispatch (foreach.cc)
+// foreach_pointwise: f32, f16 and bf16 lists as one dispatch (foreach.cc)
 void register_foreach_kernel(KernelRegistry& registry, DeviceType type);
+// foreach_norm: f32, f16 and bf16 lists in two dispatches (foreach_norm.cc)
+void register_foreach_norm_kernel(KernelRegistry& registry, DeviceType type);
 // softmax, softmax_backward
 void register_softmax_kernels(KernelRegistry& registry, DeviceType type);
 // layer_norm, layer_norm_backward (layer and rms norm)
@@ -58,6 +60,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_pointwise_binary_kernel(registry, type);
   register_ternary_kernel(registry, type);
   register_foreach_kernel(registry, type);
+  register_foreach_norm_kernel(registry, type);
   register_softmax_kernels(registry, type);
   register_layer_norm_kernels(registry, type);
   register_batch_norm_kernels(registry, type);

@@ -7,12 +7,8 @@
 // hardswish, hardsigmoid) or output (sigmoid, tanh); the binary ops take
 // (g, x) as (a, b). Shared with pointwise.comp (f16 computes in f32).
 // Needs float_math.glsl.
+#include "gelu_constants.glsl"
 #include "pointwise_op_constants.glsl"
-
-const float kInvSqrt2 = 0.70710678118654752440;
-const float kInvSqrt2Pi = 0.39894228040143267794;
-const float kSqrt2OverPi = 0.79788456080286535588;
-const float kGeluCubic = 0.044715;
 
 // log(e^a + e^b) = max + log1p(e^-|a - b|), as the CPU kernel; equal
 // infinities return themselves (their difference is NaN). NaN returns

@@ -2,13 +2,8 @@
 // predicates) on f32, as the CPU kernel computes them in its compute type;
 // shared by unary_f32.comp and unary.comp (f16 computes in f32). p0, p1:
 // clamp bounds. Needs float_math.glsl.
+#include "gelu_constants.glsl"
 #include "pointwise_op_constants.glsl"
-
-// GELU constants as in the CPU kernel: 1/sqrt(2), sqrt(2/pi), and the
-// cubic coefficient of the tanh approximation.
-const float kInvSqrt2 = 0.70710678118654752440;
-const float kSqrt2OverPi = 0.79788456080286535588;
-const float kGeluCubic = 0.044715;
 
 // Clamp with NaN in either operand propagating, as the CPU kernel's
 // nan_max / nan_min (GLSL's max and min leave NaN undefined). NaN is

@@ -1,6 +1,7 @@
-// Kernel signature: the multi-tensor pointwise kernel (the front end is in
-// foreach_ops.h), and the entry type it shares with the front end. See
-// kernel_signatures.h for the conventions.
+// Kernel signatures: the multi-tensor pointwise and norm kernels (the
+// front ends are in foreach_ops.h), and the entry type the pointwise
+// kernel shares with its front end. See kernel_signatures.h for the
+// conventions.
 #pragma once
 
 #include <variant>
@@ -10,6 +11,7 @@
 #include "runtime/core/tensor.h"
 #include "runtime/ops/kernel_context.h"
 #include "runtime/ops/signatures/pointwise.h"
+#include "runtime/ops/signatures/reduction.h"  // ReduceExtOp
 
 namespace tessera {
 
@@ -39,6 +41,19 @@ struct ForeachPointwise {
   static constexpr bool optional = true;
   using Fn = void (*)(const KernelContext&, const PointwiseOpCode& code,
                       std::vector<PointwiseEntry>& entries);
+};
+
+// outs[i] = the norm `op` (kNorm1, kNorm2 or kNormInf) over every element
+// of inputs[i], as ReduceExt computes it: each out a 0-d tensor of its
+// input's dtype, every input floating and non-empty, all on one device
+// (dtypes may differ between entries). Clipping gradients takes the norm
+// of every parameter's gradient; one launch serves the whole list.
+// Optional: without it each entry runs on ReduceExt.
+struct ForeachNorm {
+  static constexpr const char* name = "foreach_norm";
+  static constexpr bool optional = true;
+  using Fn = void (*)(const KernelContext&, ReduceExtOp op, const std::vector<Tensor>& inputs,
+                      std::vector<Tensor>& outs);
 };
 
 }  // namespace tessera::kernels
