@@ -469,6 +469,29 @@ def test_activation_backward_ops(tessera):
           g, x, dev=tessera)
 
 
+@pytest.mark.parametrize("op", ["gelu", "gelu tanh", "silu"])
+def test_activation_gradients_wide_range_and_special_values(tessera, op):
+    """The CPU device computes these in 8-lane vectors for contiguous
+    float32 (its own erfc, exp and tanh): over [-12, 12], in blocks long
+    enough for its threads, and at 0, +-inf and NaN, against torch's CPU."""
+    aten = torch.ops.aten
+    fn = {"gelu": aten.gelu_backward,
+          "gelu tanh": lambda g, x: aten.gelu_backward(g, x, approximate="tanh"),
+          "silu": aten.silu_backward}[op]
+    x = torch.linspace(-12, 12, 100_003)
+    specials = torch.tensor([0.0, -0.0, float("inf"), float("-inf"), float("nan"), 1e-30, -40.0,
+                             40.0])
+    x = torch.cat([x, specials])
+    g = make(x.shape, torch.float32, seed=3)
+    g[-3:] = torch.tensor([float("nan"), 2.0, -1.0])
+    got = fn(g.to(tessera), x.to(tessera)).cpu()
+    # tanh's form cancels in 1 - t^2 near t = -1 (x about -5), where any
+    # float tanh leaves an absolute error of a few 1e-6 times |g x|.
+    atol = 1e-5 if op == "gelu tanh" else 1e-6
+    torch.testing.assert_close(got, fn(g, x), rtol=2e-6, atol=atol, equal_nan=True)
+    assert_no_fallback()
+
+
 # -- fill / zero ------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)

@@ -36,6 +36,16 @@ std::vector<Sample> softmax_samples(DType dtype, int arity) {
   add("transposed [7, 5] viewed as [5, 7] dim 1", {7, 5}, 1, [](Tensor t) { return t.t(); });
   add("strided slice [4, 9] step 2 dim 1", {4, 9}, 1,
       [](Tensor t) { return t.slice(1, 0, std::nullopt, 2); });
+  // Many short rows (the CPU's block path), one row all -inf, one with a
+  // NaN and one with +inf among them.
+  add("short rows [300, 5] dim 1", {300, 5}, 1, [arity](Tensor t) {
+    if (arity == 1) {
+      t.select(0, 7).fill_(-std::numeric_limits<double>::infinity());
+      t.select(0, 100).select(0, 2).fill_(std::numeric_limits<double>::quiet_NaN());
+      t.select(0, 200).select(0, 4).fill_(std::numeric_limits<double>::infinity());
+    }
+    return t;
+  });
   add("larger than L2 [1024, 1100] dim 1", {1024, 1100}, 1, id);
   add("larger than L2 [1024, 1100] dim 0", {1024, 1100}, 0, id);
   return out;

@@ -139,6 +139,49 @@ void layer_norm_kernel(const KernelContext&, bool rms, Tensor& out, Tensor& mean
   dst.finish();
 }
 
+// One row of the backward in float (f32, and f16 / bf16 through row
+// buffers): xh = (x - mu) rs and gw = g w; the input gradient
+// rs (gw - mean(gw) - xh mean(gw xh)) (rms: without the mean(gw) term);
+// the row's g xh and g added to the weight and bias partial sums, kept in
+// double (a column sum runs over every row). Each loop is a plain map or
+// a lane-split sum, so it vectorizes.
+void backward_row_f32(bool rms, const float* __restrict x, const float* __restrict g,
+                      const float* __restrict w, float mu, float rs, int64_t n,
+                      float* __restrict xh, float* __restrict gw, float* __restrict gi,
+                      double* __restrict pw, double* __restrict pb) {
+  for (int64_t i = 0; i < n; ++i) xh[i] = (x[i] - mu) * rs;
+  if (w) {
+    for (int64_t i = 0; i < n; ++i) gw[i] = g[i] * w[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) gw[i] = g[i];
+  }
+  vec::f32v p1 = {}, p2 = {};
+  int64_t i = 0;
+  for (; i + vec::kVec <= n; i += vec::kVec) {
+    const vec::f32v a = vec::loadv(gw + i);
+    p1 += a;
+    p2 += a * vec::loadv(xh + i);
+  }
+  float s1 = 0, s2 = 0;
+  for (; i < n; ++i) {
+    s1 += gw[i];
+    s2 += gw[i] * xh[i];
+  }
+  s1 += vec::hsumv(p1);
+  s2 += vec::hsumv(p2);
+  if (pw) {
+    for (int64_t k = 0; k < n; ++k) pw[k] += static_cast<double>(g[k] * xh[k]);
+  }
+  if (pb) {
+    for (int64_t k = 0; k < n; ++k) pb[k] += static_cast<double>(g[k]);
+  }
+  if (gi) {
+    const float inv_n = 1.0f / static_cast<float>(n);
+    const float a = rms ? 0.0f : s1 * inv_n, b = s2 * inv_n;
+    for (int64_t k = 0; k < n; ++k) gi[k] = rs * (gw[k] - a - xh[k] * b);
+  }
+}
+
 void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_input,
                                 Tensor& grad_weight, Tensor& grad_bias, const Tensor& grad_out,
                                 const Tensor& x, const Tensor& mean, const Tensor& rstd,
@@ -149,7 +192,75 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
   const int64_t m = l.m, n = l.n;
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_float_v<T>) {
+    if constexpr (is_float_v<T> && !std::is_same_v<T, double>) {
+      // Float per row, as the forward; the column sums for grad_weight /
+      // grad_bias in double partials per fixed chunk of rows, combined in
+      // chunk order (deterministic whatever the thread count).
+      const std::vector<float> w = param_values<float>(weight);
+      const std::vector<float> means = rms ? std::vector<float>(static_cast<size_t>(m), 0.0f)
+                                           : load_stats<float>(mean, l);
+      const std::vector<float> rstds = load_stats<float>(rstd, l);
+      const T* xs = static_cast<const T*>(xr.data_ptr());
+      const T* gs = static_cast<const T*>(gr.data_ptr());
+      std::optional<RowsOut> gi_dst;
+      if (grad_input.defined()) gi_dst.emplace(grad_input, l);
+      T* gis = gi_dst ? gi_dst->data<T>() : nullptr;
+      const int64_t nchunks = std::clamp<int64_t>(m, 1, 16);
+      const int64_t per = (m + nchunks - 1) / nchunks;
+      std::vector<double> pw(grad_weight.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
+      std::vector<double> pb(grad_bias.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
+      const auto body = [&](int64_t c) {
+        const auto un = static_cast<size_t>(n);
+        std::vector<float> xh(un), gw(un), xb, gb, ib;
+        if constexpr (!std::is_same_v<T, float>) {
+          xb.resize(un);
+          gb.resize(un);
+          ib.resize(un);
+        }
+        for (int64_t r = c * per; r < std::min(m, (c + 1) * per); ++r) {
+          const float* xf;
+          const float* gf;
+          float* gi = nullptr;
+          if constexpr (std::is_same_v<T, float>) {
+            xf = xs + r * n;
+            gf = gs + r * n;
+            if (gis) gi = gis + r * n;
+          } else {
+            for (int64_t i = 0; i < n; ++i) {
+              xb[i] = convert<float>(xs[r * n + i]);
+              gb[i] = convert<float>(gs[r * n + i]);
+            }
+            xf = xb.data();
+            gf = gb.data();
+            if (gis) gi = ib.data();
+          }
+          backward_row_f32(rms, xf, gf, w.empty() ? nullptr : w.data(), means[r], rstds[r], n,
+                           xh.data(), gw.data(), gi, pw.empty() ? nullptr : &pw[c * n],
+                           pb.empty() ? nullptr : &pb[c * n]);
+          if constexpr (!std::is_same_v<T, float>) {
+            if (gis) {
+              for (int64_t i = 0; i < n; ++i) gis[r * n + i] = convert<T>(ib[i]);
+            }
+          }
+        }
+      };
+      // A small input runs inline: the pool's wake-up would cost more.
+      if (m * n <= kElementwiseGrain) {
+        for (int64_t c = 0; c < nchunks; ++c) body(c);
+      } else {
+        parallel_for_each(nchunks, body);
+      }
+      if (gi_dst) gi_dst->finish();
+      for (Tensor* t : {&grad_weight, &grad_bias}) {
+        if (!t->defined()) continue;
+        const std::vector<double>& part = t == &grad_weight ? pw : pb;
+        std::vector<double> total(static_cast<size_t>(n), 0.0);
+        for (int64_t c = 0; c < nchunks; ++c) {
+          for (int64_t i = 0; i < n; ++i) total[i] += part[c * n + i];
+        }
+        store_stats<double>(*t, row_layout(*t, {}), total);
+      }
+    } else if constexpr (std::is_same_v<T, double>) {
       // Accumulate in double: the sums over rows for grad_weight / grad_bias
       // can be long.
       using C = double;

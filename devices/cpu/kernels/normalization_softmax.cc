@@ -5,6 +5,7 @@
 // L2, rows split across oneTBB tasks. f32 uses the vectorized exp of
 // normalization_vec.h; f16 / bf16 compute in f32 through a row buffer; f64
 // uses std::exp.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -73,6 +74,66 @@ void softmax_row_f32(bool log, const float* __restrict x, float* __restrict y, i
   }
 }
 
+// Rows shorter than two vectors (a classifier's few logits per row, a
+// small head's attention rows) a block of rows at a time: the block's
+// shifted values x - max(row) lie side by side in one buffer, so the
+// exponentials run a full vector at a time instead of one lane per call.
+// Rows with a NaN or an infinite max take the generic path.
+constexpr int64_t kShortRow = 2 * vec::kVec;
+constexpr int64_t kShortBlock = 256;  // elements per block
+
+void softmax_short_rows_f32(bool log, const float* x, float* y, int64_t rows, int64_t n) {
+  float shifted[kShortBlock], e[kShortBlock];
+  float row_max[kShortBlock];
+  bool special[kShortBlock];
+  const int64_t block_rows = kShortBlock / n;
+  for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const int64_t nr = std::min(block_rows, rows - r0);
+    const float* xb = x + r0 * n;
+    float* yb = y + r0 * n;
+    for (int64_t r = 0; r < nr; ++r) {
+      bool has_nan = false;
+      float m = xb[r * n];
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = xb[r * n + i];
+        has_nan |= v != v;
+        m = v > m ? v : m;
+      }
+      special[r] = has_nan || std::isinf(m);
+      row_max[r] = m;
+      for (int64_t i = 0; i < n; ++i) shifted[r * n + i] = special[r] ? 0.0f : xb[r * n + i] - m;
+    }
+    const int64_t count = nr * n;
+    int64_t i = 0;
+    for (; i + vec::kVec <= count; i += vec::kVec) {
+      vec::storev(e + i, vec::exp_nonpositive(vec::loadv(shifted + i)));
+    }
+    if (i < count) {
+      float tail[vec::kVec] = {};
+      for (int64_t j = i; j < count; ++j) tail[j - i] = shifted[j];
+      const vec::f32v t = vec::exp_nonpositive(vec::loadv(tail));
+      for (int64_t j = i; j < count; ++j) e[j] = t[j - i];
+    }
+    for (int64_t r = 0; r < nr; ++r) {
+      const float* xr = xb + r * n;
+      float* yr = yb + r * n;
+      if (special[r]) {
+        softmax_row_generic<float>(log, xr, yr, n);
+        continue;
+      }
+      float sum = 0;
+      for (int64_t k = 0; k < n; ++k) sum += e[r * n + k];
+      if (log) {
+        const float lse = row_max[r] + std::log(sum);
+        for (int64_t k = 0; k < n; ++k) yr[k] = xr[k] - lse;
+      } else {
+        const float inv = 1.0f / sum;
+        for (int64_t k = 0; k < n; ++k) yr[k] = e[r * n + k] * inv;
+      }
+    }
+  }
+}
+
 template <typename T>
 using softmax_compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
@@ -88,6 +149,14 @@ void softmax_kernel(const KernelContext&, bool log, Tensor& out, const Tensor& i
       T* y = dst.data<T>();
       const int64_t n = l.n;
       const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(n, 1));
+      if constexpr (std::is_same_v<T, float>) {
+        if (n > 0 && n < kShortRow) {
+          parallel_for_range(l.m, grain, [&](int64_t b, int64_t e) {
+            softmax_short_rows_f32(log, x + b * n, y + b * n, e - b, n);
+          });
+          return;
+        }
+      }
       parallel_for_range(l.m, grain, [&](int64_t b, int64_t e) {
         std::vector<C> xb, yb;
         if constexpr (!std::is_same_v<T, C>) {

@@ -18,6 +18,14 @@ namespace {
 
 void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& code,
                               std::vector<PointwiseEntry>& entries) {
+  int64_t total = 0;
+  for (const PointwiseEntry& e : entries) total += e.out.numel();
+  // A list below one elementwise grain in all (a small model's parameters)
+  // runs inline: waking the pool would cost more than the work.
+  if (total <= kElementwiseGrain) {
+    for (PointwiseEntry& e : entries) run_pointwise_entry(ctx.device, code, e);
+    return;
+  }
   parallel_for_each(static_cast<int64_t>(entries.size()), [&](int64_t i) {
     run_pointwise_entry(ctx.device, code, entries[static_cast<size_t>(i)]);
   });

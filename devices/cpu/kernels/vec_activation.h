@@ -80,6 +80,35 @@ inline f32v gelu_v(f32v x) {
   return x != x ? x : r;
 }
 
+// The activation gradients autograd runs beside those forwards: g times
+// the derivative at x (the forward's input), with the scalar kernels'
+// formulas and NaN rules (a NaN x gives NaN; an infinite x gives NaN
+// where the formula multiplies it by 0, as PyTorch's kernels do).
+//   gelu:      Phi(x) + x phi(x), phi the standard normal density;
+//   gelu tanh: (1 + t) / 2 + x (1 - t^2) inner'(x) / 2, t = tanh(inner(x)),
+//              inner(x) = sqrt(2 / pi) (x + 0.044715 x^3);
+//   silu:      s (1 + x (1 - s)), s = sigmoid(x).
+inline f32v gelu_backward_v(f32v g, f32v x) {
+  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  const f32v half_erfc = 0.5f * erfc_nonnegative(a);
+  const f32v cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
+  const f32v pdf = 0.39894228040143267794f * exp_nonpositive(-0.5f * x * x);
+  const f32v r = g * (cdf + x * pdf);
+  return x != x ? x : r;
+}
+
+inline f32v gelu_tanh_backward_v(f32v g, f32v x) {
+  const f32v x2 = x * x;
+  const f32v t = tanh_v(0.79788456080286535588f * (x + 0.044715f * x2 * x));
+  const f32v dinner = 0.79788456080286535588f * (1.0f + 3.0f * 0.044715f * x2);
+  return g * (0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * dinner);
+}
+
+inline f32v silu_backward_v(f32v g, f32v x) {
+  const f32v s = sigmoid_v(x);
+  return g * s * (1.0f + x * (1.0f - s));
+}
+
 // y[i] = f(x[i]) over contiguous floats, vector by vector, on the calling
 // thread; y may be x.
 template <typename F>
@@ -99,6 +128,31 @@ template <typename F>
 void map_contiguous(const float* x, float* y, int64_t n, F f) {
   parallel_for_range(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
     map_row(x + begin, y + begin, end - begin, f);
+  });
+}
+
+// y[i] = f(a[i], b[i]) over contiguous floats, vector by vector, on the
+// calling thread; y may be a or b.
+template <typename F>
+void map2_row(const float* a, const float* b, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + kVec <= n; i += kVec) storev(y + i, f(loadv(a + i), loadv(b + i)));
+  if (i < n) {
+    float bufa[kVec] = {}, bufb[kVec] = {};
+    for (int64_t j = i; j < n; ++j) {
+      bufa[j - i] = a[j];
+      bufb[j - i] = b[j];
+    }
+    const f32v r = f(loadv(bufa), loadv(bufb));
+    for (int64_t j = i; j < n; ++j) y[j] = r[j - i];
+  }
+}
+
+// map2_row over contiguous floats, in parallel above the elementwise grain.
+template <typename F>
+void map2_contiguous(const float* a, const float* b, float* y, int64_t n, F f) {
+  parallel_for_range(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    map2_row(a + begin, b + begin, y + begin, end - begin, f);
   });
 }
 
