@@ -139,36 +139,46 @@ void layer_norm_kernel(const KernelContext&, bool rms, Tensor& out, Tensor& mean
   dst.finish();
 }
 
-// One row of the backward in float (f32, and f16 / bf16 through row
-// buffers): xh = (x - mu) rs and gw = g w; the input gradient
-// rs (gw - mean(gw) - xh mean(gw xh)) (rms: without the mean(gw) term);
-// the row's g xh and g added to the weight and bias partial sums, kept in
-// double (a column sum runs over every row). Each loop is a plain map or
-// a lane-split sum, so it vectorizes.
-void backward_row_f32(bool rms, const float* __restrict x, const float* __restrict g,
-                      const float* __restrict w, float mu, float rs, int64_t n,
-                      float* __restrict xh, float* __restrict gw, float* __restrict gi,
-                      double* __restrict pw, double* __restrict pb) {
+// Sums of gw and of gw * xh over a row, lane-split (float: 8-lane vectors).
+template <typename C>
+void row_sums(const C* __restrict gw, const C* __restrict xh, int64_t n, C& s1, C& s2) {
+  s1 = 0;
+  s2 = 0;
+  int64_t i = 0;
+  if constexpr (std::is_same_v<C, float>) {
+    vec::f32v p1 = {}, p2 = {};
+    for (; i + vec::kVec <= n; i += vec::kVec) {
+      const vec::f32v a = vec::loadv(gw + i);
+      p1 += a;
+      p2 += a * vec::loadv(xh + i);
+    }
+    s1 = vec::hsumv(p1);
+    s2 = vec::hsumv(p2);
+  }
+  for (; i < n; ++i) {
+    s1 += gw[i];
+    s2 += gw[i] * xh[i];
+  }
+}
+
+// One row of the backward in C (float for f32, f16 and bf16 as the
+// forward; double for f64): xh = (x - mu) rs and gw = g w; the input
+// gradient rs (gw - mean(gw) - xh mean(gw xh)) (rms: without the mean(gw)
+// term); the row's g xh and g added to the weight and bias partial sums,
+// kept in double (a column sum runs over every row). Each loop is a plain
+// map or a lane-split sum, so it vectorizes.
+template <typename C>
+void backward_row(bool rms, const C* __restrict x, const C* __restrict g, const C* __restrict w,
+                  C mu, C rs, int64_t n, C* __restrict xh, C* __restrict gw, C* __restrict gi,
+                  double* __restrict pw, double* __restrict pb) {
   for (int64_t i = 0; i < n; ++i) xh[i] = (x[i] - mu) * rs;
   if (w) {
     for (int64_t i = 0; i < n; ++i) gw[i] = g[i] * w[i];
   } else {
     for (int64_t i = 0; i < n; ++i) gw[i] = g[i];
   }
-  vec::f32v p1 = {}, p2 = {};
-  int64_t i = 0;
-  for (; i + vec::kVec <= n; i += vec::kVec) {
-    const vec::f32v a = vec::loadv(gw + i);
-    p1 += a;
-    p2 += a * vec::loadv(xh + i);
-  }
-  float s1 = 0, s2 = 0;
-  for (; i < n; ++i) {
-    s1 += gw[i];
-    s2 += gw[i] * xh[i];
-  }
-  s1 += vec::hsumv(p1);
-  s2 += vec::hsumv(p2);
+  C s1, s2;
+  row_sums(gw, xh, n, s1, s2);
   if (pw) {
     for (int64_t k = 0; k < n; ++k) pw[k] += static_cast<double>(g[k] * xh[k]);
   }
@@ -176,8 +186,8 @@ void backward_row_f32(bool rms, const float* __restrict x, const float* __restri
     for (int64_t k = 0; k < n; ++k) pb[k] += static_cast<double>(g[k]);
   }
   if (gi) {
-    const float inv_n = 1.0f / static_cast<float>(n);
-    const float a = rms ? 0.0f : s1 * inv_n, b = s2 * inv_n;
+    const C inv_n = C(1) / static_cast<C>(n);
+    const C a = rms ? C(0) : s1 * inv_n, b = s2 * inv_n;
     for (int64_t k = 0; k < n; ++k) gi[k] = rs * (gw[k] - a - xh[k] * b);
   }
 }
@@ -192,63 +202,64 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
   const int64_t m = l.m, n = l.n;
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_float_v<T> && !std::is_same_v<T, double>) {
-      // Float per row, as the forward; the column sums for grad_weight /
-      // grad_bias in double partials per fixed chunk of rows, combined in
-      // chunk order (deterministic whatever the thread count).
-      const std::vector<float> w = param_values<float>(weight);
-      const std::vector<float> means = rms ? std::vector<float>(static_cast<size_t>(m), 0.0f)
-                                           : load_stats<float>(mean, l);
-      const std::vector<float> rstds = load_stats<float>(rstd, l);
+    if constexpr (is_float_v<T>) {
+      using C = norm_compute_t<T>;
+      const std::vector<C> w = param_values<C>(weight);
+      const std::vector<C> means = rms ? std::vector<C>(static_cast<size_t>(m), C(0))
+                                       : load_stats<C>(mean, l);
+      const std::vector<C> rstds = load_stats<C>(rstd, l);
       const T* xs = static_cast<const T*>(xr.data_ptr());
       const T* gs = static_cast<const T*>(gr.data_ptr());
       std::optional<RowsOut> gi_dst;
       if (grad_input.defined()) gi_dst.emplace(grad_input, l);
       T* gis = gi_dst ? gi_dst->data<T>() : nullptr;
+      // Fixed chunks of rows (independent of the thread count), each with
+      // its own weight and bias partial sums, combined in chunk order:
+      // deterministic results whatever the thread count.
       const int64_t nchunks = std::clamp<int64_t>(m, 1, 16);
       const int64_t per = (m + nchunks - 1) / nchunks;
       std::vector<double> pw(grad_weight.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
       std::vector<double> pb(grad_bias.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
-      const auto body = [&](int64_t c) {
+      const auto chunk = [&](int64_t c) {
         const auto un = static_cast<size_t>(n);
-        std::vector<float> xh(un), gw(un), xb, gb, ib;
-        if constexpr (!std::is_same_v<T, float>) {
+        std::vector<C> xh(un), gw(un), xb, gb, ib;
+        if constexpr (!std::is_same_v<T, C>) {  // 16-bit rows through C buffers
           xb.resize(un);
           gb.resize(un);
           ib.resize(un);
         }
         for (int64_t r = c * per; r < std::min(m, (c + 1) * per); ++r) {
-          const float* xf;
-          const float* gf;
-          float* gi = nullptr;
-          if constexpr (std::is_same_v<T, float>) {
-            xf = xs + r * n;
-            gf = gs + r * n;
+          const C* xc;
+          const C* gc;
+          C* gi = nullptr;
+          if constexpr (std::is_same_v<T, C>) {
+            xc = xs + r * n;
+            gc = gs + r * n;
             if (gis) gi = gis + r * n;
           } else {
             for (int64_t i = 0; i < n; ++i) {
-              xb[i] = convert<float>(xs[r * n + i]);
-              gb[i] = convert<float>(gs[r * n + i]);
+              xb[i] = convert<C>(xs[r * n + i]);
+              gb[i] = convert<C>(gs[r * n + i]);
             }
-            xf = xb.data();
-            gf = gb.data();
+            xc = xb.data();
+            gc = gb.data();
             if (gis) gi = ib.data();
           }
-          backward_row_f32(rms, xf, gf, w.empty() ? nullptr : w.data(), means[r], rstds[r], n,
-                           xh.data(), gw.data(), gi, pw.empty() ? nullptr : &pw[c * n],
-                           pb.empty() ? nullptr : &pb[c * n]);
-          if constexpr (!std::is_same_v<T, float>) {
+          backward_row<C>(rms, xc, gc, w.empty() ? nullptr : w.data(), means[r], rstds[r], n,
+                          xh.data(), gw.data(), gi, pw.empty() ? nullptr : &pw[c * n],
+                          pb.empty() ? nullptr : &pb[c * n]);
+          if constexpr (!std::is_same_v<T, C>) {
             if (gis) {
               for (int64_t i = 0; i < n; ++i) gis[r * n + i] = convert<T>(ib[i]);
             }
           }
         }
       };
-      // A small input runs inline: the pool's wake-up would cost more.
+      // A small input runs inline: waking the pool would cost more.
       if (m * n <= kElementwiseGrain) {
-        for (int64_t c = 0; c < nchunks; ++c) body(c);
+        for (int64_t c = 0; c < nchunks; ++c) chunk(c);
       } else {
-        parallel_for_each(nchunks, body);
+        parallel_for_each(nchunks, chunk);
       }
       if (gi_dst) gi_dst->finish();
       for (Tensor* t : {&grad_weight, &grad_bias}) {
@@ -259,63 +270,6 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
           for (int64_t i = 0; i < n; ++i) total[i] += part[c * n + i];
         }
         store_stats<double>(*t, row_layout(*t, {}), total);
-      }
-    } else if constexpr (std::is_same_v<T, double>) {
-      // Accumulate in double: the sums over rows for grad_weight / grad_bias
-      // can be long.
-      using C = double;
-      const std::vector<C> w = param_values<C>(weight);
-      const std::vector<C> means = rms ? std::vector<C>(static_cast<size_t>(m), 0.0)
-                                       : load_stats<C>(mean, l);
-      const std::vector<C> rstds = load_stats<C>(rstd, l);
-      const T* xs = static_cast<const T*>(xr.data_ptr());
-      const T* gs = static_cast<const T*>(gr.data_ptr());
-      std::optional<RowsOut> gi_dst;
-      if (grad_input.defined()) gi_dst.emplace(grad_input, l);
-      T* gis = gi_dst ? gi_dst->data<T>() : nullptr;
-      const bool want_wb = grad_weight.defined() || grad_bias.defined();
-      // Fixed chunks of rows (independent of the thread count) with their own
-      // partial sums, combined in chunk order: deterministic results.
-      const int64_t nchunks = std::clamp<int64_t>(m, 1, 16);
-      const int64_t per = (m + nchunks - 1) / nchunks;
-      std::vector<C> pw(want_wb ? static_cast<size_t>(nchunks * n) : 0, 0.0);
-      std::vector<C> pb(want_wb ? static_cast<size_t>(nchunks * n) : 0, 0.0);
-      parallel_for_each(nchunks, [&](int64_t c) {
-        std::vector<C> gw(static_cast<size_t>(n)), xh(static_cast<size_t>(n));
-        for (int64_t r = c * per; r < std::min(m, (c + 1) * per); ++r) {
-          const T* xrow = xs + r * n;
-          const T* grow = gs + r * n;
-          const C mu = means[r], rs = rstds[r];
-          C s1 = 0, s2 = 0;
-          for (int64_t i = 0; i < n; ++i) {
-            const C g = convert<C>(grow[i]);
-            xh[i] = (convert<C>(xrow[i]) - mu) * rs;
-            gw[i] = w.empty() ? g : g * w[i];
-            s1 += gw[i];
-            s2 += gw[i] * xh[i];
-            if (want_wb) {
-              pw[c * n + i] += g * xh[i];
-              pb[c * n + i] += g;
-            }
-          }
-          if (gis) {
-            const C inv_n = C(1) / static_cast<C>(n);
-            const C a = rms ? C(0) : s1 * inv_n;
-            const C bb = s2 * inv_n;
-            T* gout = gis + r * n;
-            for (int64_t i = 0; i < n; ++i) gout[i] = convert<T>(rs * (gw[i] - a - xh[i] * bb));
-          }
-        }
-      });
-      if (gi_dst) gi_dst->finish();
-      for (Tensor* t : {&grad_weight, &grad_bias}) {
-        if (!t->defined()) continue;
-        const std::vector<C>& part = t == &grad_weight ? pw : pb;
-        std::vector<C> total(static_cast<size_t>(n), 0.0);
-        for (int64_t c = 0; c < nchunks; ++c) {
-          for (int64_t i = 0; i < n; ++i) total[i] += part[c * n + i];
-        }
-        store_stats<C>(*t, row_layout(*t, {}), total);
       }
     }
   });
