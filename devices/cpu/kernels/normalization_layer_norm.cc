@@ -255,12 +255,7 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
           }
         }
       };
-      // A small input runs inline: waking the pool would cost more.
-      if (m * n <= kElementwiseGrain) {
-        for (int64_t c = 0; c < nchunks; ++c) chunk(c);
-      } else {
-        parallel_for_each(nchunks, chunk);
-      }
+      parallel_for_each_sized(nchunks, m * n, chunk);
       if (gi_dst) gi_dst->finish();
       for (Tensor* t : {&grad_weight, &grad_bias}) {
         if (!t->defined()) continue;

@@ -66,6 +66,19 @@ void parallel_for_each(int64_t n, const F& f) {
       oneapi::tbb::auto_partitioner());
 }
 
+// parallel_for_each for items that hold `elements` elements in all: inline
+// when that is at most one elementwise grain (a small model's parameter
+// list, a small layer's rows), where waking the pool would cost more than
+// the work.
+template <typename F>
+void parallel_for_each_sized(int64_t n, int64_t elements, const F& f) {
+  if (elements <= kElementwiseGrain) {
+    for (int64_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  parallel_for_each(n, f);
+}
+
 // memcpy split over threads for large copies (a single core rarely
 // saturates memory bandwidth on its own).
 inline void parallel_memcpy(void* dst, const void* src, size_t nbytes) {

@@ -20,13 +20,7 @@ void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& c
                               std::vector<PointwiseEntry>& entries) {
   int64_t total = 0;
   for (const PointwiseEntry& e : entries) total += e.out.numel();
-  // A list below one elementwise grain in all (a small model's parameters)
-  // runs inline: waking the pool would cost more than the work.
-  if (total <= kElementwiseGrain) {
-    for (PointwiseEntry& e : entries) run_pointwise_entry(ctx.device, code, e);
-    return;
-  }
-  parallel_for_each(static_cast<int64_t>(entries.size()), [&](int64_t i) {
+  parallel_for_each_sized(static_cast<int64_t>(entries.size()), total, [&](int64_t i) {
     run_pointwise_entry(ctx.device, code, entries[static_cast<size_t>(i)]);
   });
 }

@@ -18,13 +18,7 @@ void foreach_norm_kernel(const KernelContext& ctx, kernels::ReduceExtOp op,
                          const std::vector<Tensor>& inputs, std::vector<Tensor>& outs) {
   int64_t total = 0;
   for (const Tensor& t : inputs) total += t.numel();
-  // Below one elementwise grain in all, inline: the pool's wake-up would
-  // cost more than the work.
-  if (total <= kElementwiseGrain) {
-    for (size_t k = 0; k < inputs.size(); ++k) run_norm_entry(ctx.device, op, outs[k], inputs[k]);
-    return;
-  }
-  parallel_for_each(static_cast<int64_t>(inputs.size()), [&](int64_t i) {
+  parallel_for_each_sized(static_cast<int64_t>(inputs.size()), total, [&](int64_t i) {
     const auto k = static_cast<size_t>(i);
     run_norm_entry(ctx.device, op, outs[k], inputs[k]);
   });

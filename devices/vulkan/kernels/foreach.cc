@@ -53,11 +53,6 @@ struct ForeachParams {
   uint32_t chunk_elems;
 };
 
-struct Chunk {
-  uint32_t entry;
-  uint32_t first;
-};
-
 // Elements per chunk, in work groups: enough work per group that its
 // start-up is small, small enough that a 1000-element tensor is one chunk.
 constexpr uint32_t kChunkGroups = 8;
@@ -168,10 +163,7 @@ void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& c
         kChunkGroups * vulkan_context_of(ctx).pipelines().workgroup_size();
     std::vector<Chunk> chunks;
     for (size_t i = 0; i < fast.size(); ++i) {
-      for (uint32_t first = 0; first < fast[i].numel; first += chunk_elems) {
-        chunks.push_back({static_cast<uint32_t>(i), first});
-        if (fast[i].numel - first <= chunk_elems) break;  // no uint32 overflow past the end
-      }
+      append_chunks(chunks, static_cast<uint32_t>(i), fast[i].numel, chunk_elems);
     }
     const DeviceTables tables = upload_tables(ctx, {host_table(fast), host_table(chunks)});
     ForeachParams p{};
@@ -181,17 +173,15 @@ void foreach_pointwise_kernel(const KernelContext& ctx, const PointwiseOpCode& c
     // The list has one dtype (the front end checks): every fast entry's.
     const DType dtype = entries[0].out.dtype();
     const auto family = static_cast<uint32_t>(op->family);
-    for (size_t first = 0; first < chunks.size(); first += kMaxWorkGroupsPerDim) {
-      p.first_chunk = static_cast<uint32_t>(first);
-      const auto groups =
-          static_cast<uint32_t>(std::min<size_t>(kMaxWorkGroupsPerDim, chunks.size() - first));
+    launch_in_slices(chunks.size(), [&](uint32_t first, uint32_t groups) {
+      p.first_chunk = first;
       if (dtype == DType::kF32) {
         launch_groups(ctx, "foreach_f32", {family, op->op}, p, groups);
       } else {
         launch_groups(ctx, "foreach", {family, op->op, kind_constant(*element_kind(dtype))}, p,
                       groups);
       }
-    }
+    });
   }
   for (PointwiseEntry* e : slow) run_pointwise_entry(ctx.device, code, *e);
 }

@@ -48,11 +48,6 @@ struct NormParams {
   uint32_t chunk_elems;
 };
 
-struct Chunk {
-  uint32_t entry;
-  uint32_t first;
-};
-
 // The shader's kOrder.
 enum class NormOrder : uint32_t { kAbsSum = 0, kSquareSum = 1, kAbsMax = 2 };
 
@@ -88,12 +83,10 @@ bool shader_reads(const Tensor& in, const Tensor& out, const KernelContext& ctx,
 // Dispatches `count` work groups of `pass` in slices the grid allows.
 void launch_pass(const KernelContext& ctx, NormOrder order, uint32_t pass, NormParams p,
                  size_t count) {
-  for (size_t first = 0; first < count; first += kMaxWorkGroupsPerDim) {
-    p.first_group = static_cast<uint32_t>(first);
-    const auto groups =
-        static_cast<uint32_t>(std::min<size_t>(kMaxWorkGroupsPerDim, count - first));
+  launch_in_slices(count, [&](uint32_t first, uint32_t groups) {
+    p.first_group = first;
     launch_groups(ctx, "foreach_norm", {static_cast<uint32_t>(order), pass}, p, groups);
-  }
+  });
 }
 
 void foreach_norm_kernel(const KernelContext& ctx, ReduceExtOp op,
@@ -114,10 +107,7 @@ void foreach_norm_kernel(const KernelContext& ctx, ReduceExtOp op,
     e.numel = static_cast<uint32_t>(in.numel());
     e.dtype = static_cast<uint32_t>(in.dtype());
     e.first_chunk = static_cast<uint32_t>(chunks.size());
-    for (uint32_t first = 0; first < e.numel; first += chunk_elems) {
-      chunks.push_back({static_cast<uint32_t>(entries.size()), first});
-      if (e.numel - first <= chunk_elems) break;  // no uint32 overflow past the end
-    }
+    append_chunks(chunks, static_cast<uint32_t>(entries.size()), e.numel, chunk_elems);
     e.chunks = static_cast<uint32_t>(chunks.size()) - e.first_chunk;
     entries.push_back(e);
   }

@@ -32,4 +32,12 @@ DeviceTables upload_tables(const KernelContext& ctx, std::initializer_list<HostT
   return out;
 }
 
+void append_chunks(std::vector<Chunk>& chunks, uint32_t entry, uint32_t numel,
+                   uint32_t chunk_elems) {
+  for (uint32_t first = 0; first < numel; first += chunk_elems) {
+    chunks.push_back({entry, first});
+    if (numel - first <= chunk_elems) break;  // no uint32 overflow past the end
+  }
+}
+
 }  // namespace tessera::vulkan
