@@ -51,8 +51,8 @@ void copy_back(Orig& orig, Host& host) {
 
 template <typename Fn>
 struct kernel_params;
-template <typename... P>
-struct kernel_params<void (*)(const KernelContext&, P...)> {
+template <typename R, typename... P>
+struct kernel_params<R (*)(const KernelContext&, P...)> {
   using type = std::tuple<P...>;
 };
 
@@ -67,8 +67,12 @@ bool try_call_kernel(Device device, Args&&... args) {
   if (auto fn = KernelRegistry::instance().lookup<Op>(device.type)) {
     fault_injection::check_operation(device, Op::name);
     KernelContext ctx{device, current_stream(device).native()};
-    fn(ctx, std::forward<Args>(args)...);
-    return true;
+    if constexpr (std::is_same_v<decltype(fn(ctx, std::forward<Args>(args)...)), bool>) {
+      return fn(ctx, std::forward<Args>(args)...);  // a kernel that may decline
+    } else {
+      fn(ctx, std::forward<Args>(args)...);
+      return true;
+    }
   }
   return false;
 }

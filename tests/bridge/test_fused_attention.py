@@ -14,7 +14,7 @@ import torch.nn.functional as F
 import torch_tessera
 from torch.nn.attention import SDPBackend
 
-from bridge_testing import assert_no_fallback, every_device
+from bridge_testing import assert_no_fallback, every_device, tessera_devices
 
 OVERRIDEABLE = SDPBackend.OVERRIDEABLE.value
 MATH = SDPBackend.MATH.value
@@ -55,10 +55,11 @@ def compare(device, q, k, v, tolerance=None, **kwargs):
             torch.testing.assert_close(d.grad.cpu(), c.grad, **tolerance)
 
 
-@every_device
-@pytest.mark.parametrize("case", ["plain", "causal", "causal_long_query", "gqa", "scale",
-                                  "value_dim", "one_key", "long_block", "causal_tiles"])
-def test_matches_cpu(device, case):
+CASES = ["plain", "causal", "causal_long_query", "gqa", "scale", "value_dim", "one_key",
+         "long_block", "causal_tiles"]
+
+
+def compare_case(device, case):
     shapes = {"plain": {}, "causal": {"s": 37}, "causal_long_query": {"l": 45, "s": 30},
               "gqa": {"h": 6, "hk": 2}, "scale": {}, "value_dim": {"ev": 24},
               "one_key": {"s": 1}, "long_block": {"b": 2, "h": 8, "hk": 8, "l": 300, "s": 1024},
@@ -67,6 +68,35 @@ def test_matches_cpu(device, case):
     if case == "scale":
         kwargs["scale"] = 0.3
     compare(device, *inputs(**shapes), **kwargs)
+
+
+@every_device
+@pytest.mark.parametrize("case", CASES)
+def test_matches_cpu(device, case):
+    compare_case(device, case)
+
+
+VULKAN_DEVICES = [d for d in tessera_devices()
+                  if torch.tessera.get_device_properties(d).runtime_device.startswith("vulkan")]
+
+
+# The Vulkan device's fused kernels, which a CPU driver (lavapipe) leaves
+# to the composite unless TESSERA_VULKAN_FUSED_ATTENTION=1 (the variable
+# is read per call).
+@pytest.mark.parametrize(
+    "device", VULKAN_DEVICES or [pytest.param(None, marks=pytest.mark.skip("no Vulkan device"))],
+    ids=str)
+@pytest.mark.parametrize("case", CASES + ["bool_mask", "float_mask", "nan_row"])
+def test_vulkan_fused_kernels_match_cpu(device, case, monkeypatch):
+    monkeypatch.setenv("TESSERA_VULKAN_FUSED_ATTENTION", "1")
+    if case == "bool_mask":
+        test_bool_mask_with_rows_that_attend_nothing(device)
+    elif case == "float_mask":
+        test_float_mask_gets_its_gradient(device)
+    elif case == "nan_row":
+        test_a_nan_query_row_gives_nan_in_that_row_only(device)
+    else:
+        compare_case(device, case)
 
 
 @every_device

@@ -232,7 +232,7 @@ struct ForwardTask {
   }
 };
 
-void attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
+bool attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
                               const Tensor& query, const Tensor& key, const Tensor& value,
                               const Tensor& bias, bool is_causal, double scale) {
   const Geometry g = geometry_of(query, key, value);
@@ -243,6 +243,7 @@ void attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
   const int64_t blocks = (g.l + kQueryBlock - 1) / kQueryBlock;
   parallel_for_each(g.b * g.h * blocks,
                     [&](int64_t t) { task(t / blocks, (t % blocks) * kQueryBlock); });
+  return true;
 }
 
 // One batch-head of the backward.
@@ -311,7 +312,7 @@ struct BackwardTask {
   }
 };
 
-void attention_backward_kernel(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
+bool attention_backward_kernel(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
                                Tensor& grad_value, const Tensor& grad_out, const Tensor& query,
                                const Tensor& key, const Tensor& value, const Tensor& bias,
                                const Tensor& out, const Tensor& lse, bool is_causal,
@@ -332,6 +333,7 @@ void attention_backward_kernel(const KernelContext&, Tensor& grad_query, Tensor&
                           is_causal,
                           static_cast<float>(scale)};
   parallel_for_each(g.b * g.h, [&](int64_t bh) { task(bh); });
+  return true;
 }
 
 }  // namespace

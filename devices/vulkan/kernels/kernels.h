@@ -20,6 +20,8 @@ void register_ternary_kernel(KernelRegistry& registry, DeviceType type);  // ter
 void register_foreach_kernel(KernelRegistry& registry, DeviceType type);
 // foreach_norm: f32, f16 and bf16 lists in two dispatches (foreach_norm.cc)
 void register_foreach_norm_kernel(KernelRegistry& registry, DeviceType type);
+// attention_forward, attention_backward (fused, f32; attention.cc)
+void register_attention_kernels(KernelRegistry& registry, DeviceType type);
 // softmax, softmax_backward
 void register_softmax_kernels(KernelRegistry& registry, DeviceType type);
 // layer_norm, layer_norm_backward (layer and rms norm)
@@ -62,6 +64,7 @@ inline void register_all_kernels(KernelRegistry& registry, DeviceType type) {
   register_foreach_kernel(registry, type);
   register_foreach_norm_kernel(registry, type);
   register_softmax_kernels(registry, type);
+  register_attention_kernels(registry, type);
   register_layer_norm_kernels(registry, type);
   register_batch_norm_kernels(registry, type);
   register_index_bounds_kernel(registry, type);

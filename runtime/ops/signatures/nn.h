@@ -122,11 +122,12 @@ struct NllLossBackward {
 // [B, H, L] = each row's logsumexp of its scores, +inf for a row that
 // attends no key (every score -inf; its out row is 0); a row with a NaN
 // score gives NaN in out and lse. out and lse are contiguous and fully
-// written.
+// written. Returns false, having written nothing, to decline inputs the
+// device runs better (or only) through the front end's composite.
 struct AttentionForward {
   static constexpr const char* name = "attention_forward";
   static constexpr bool optional = true;  // composite in the front end
-  using Fn = void (*)(const KernelContext&, Tensor& out, Tensor& lse, const Tensor& query,
+  using Fn = bool (*)(const KernelContext&, Tensor& out, Tensor& lse, const Tensor& query,
                       const Tensor& key, const Tensor& value, const Tensor& bias,
                       bool is_causal, double scale);
 };
@@ -135,11 +136,12 @@ struct AttentionForward {
 // forward's out and lse (same layouts): grad_query [B, H, L, E], and
 // grad_key [B, H, S, E] and grad_value [B, H, S, Ev] per query head (the
 // front end sums each key/value head's group). All contiguous and fully
-// written. The bias's own gradient is not computed here.
+// written. The bias's own gradient is not computed here. Returns false,
+// having written nothing, to decline (as AttentionForward).
 struct AttentionBackward {
   static constexpr const char* name = "attention_backward";
   static constexpr bool optional = true;  // composite in the front end
-  using Fn = void (*)(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
+  using Fn = bool (*)(const KernelContext&, Tensor& grad_query, Tensor& grad_key,
                       Tensor& grad_value, const Tensor& grad_out, const Tensor& query,
                       const Tensor& key, const Tensor& value, const Tensor& bias,
                       const Tensor& out, const Tensor& lse, bool is_causal, double scale);
