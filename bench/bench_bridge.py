@@ -70,10 +70,20 @@ except ImportError:  # not installed: the in-tree package with its built _C.so
     import torch_tessera  # noqa: F401
 
 
+# Seconds each side's turn waits, untimed, before it starts: the other
+# side's worker threads stop spinning first. torch's OpenMP threads spin
+# for a few milliseconds after each parallel region, and on 2 cores they
+# took CPU time from the tessera step that followed: the MLP row measured
+# 0.92-0.95 interleaved back to back, 1.04 with 5 ms between turns, 1.13
+# with 20 ms and 1.15 with the sides run in separate blocks (torch's own
+# time moved by under 5%). A user runs one of them at a time.
+SETTLE_S = 0.02
+
+
 def interleaved_timings(sides, repeats, calls, warmup):
     """{side: sorted seconds per call, one figure per repeat}. The sides take
     turns repeat by repeat, so that load from other processes on the machine
-    falls on both alike."""
+    falls on both alike; each turn starts after SETTLE_S of quiet."""
     for fn, sync in sides.values():
         for _ in range(warmup):
             fn()
@@ -82,6 +92,7 @@ def interleaved_timings(sides, repeats, calls, warmup):
     per_call = {name: [] for name in sides}
     for _ in range(repeats):
         for name, (fn, sync) in sides.items():
+            time.sleep(SETTLE_S)
             t0 = time.perf_counter()
             for _ in range(calls):
                 fn()
@@ -192,6 +203,7 @@ def bench_mlp_step_compiled(device, args):
                    mlp_step_fn("cpu", compiled=True), mlp_step_fn(device, compiled=True),
                    device, args, repeats=args.mlp_repeats, calls=2, goal=1.0)
     # Compiled against eager on tessera itself (the torch.compile goal).
+    time.sleep(SETTLE_S)
     t0 = time.perf_counter()
     for _ in range(2 * args.mlp_repeats):
         eager()

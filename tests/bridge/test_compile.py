@@ -170,6 +170,25 @@ def test_elementwise_chain_is_one_generated_kernel(device):
     torch.testing.assert_close(out, fused_chain(x.to(device), y.to(device)), rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
+@pytest.mark.parametrize("rows", [128, 16384])
+def test_kernels_go_parallel_only_with_a_million_iterations_per_thread(rows):
+    """OpenMP threads spin after a parallel region and slowed the runtime's
+    next mm twofold, so tessera's kernels stay on one thread below
+    SERIAL_BELOW_ITERATIONS_PER_THREAD (a [128, 1024] relu and add);
+    [16384, 1024] is 8M iterations and goes parallel where there are
+    threads to use."""
+    from torch_tessera._inductor_codegen import SERIAL_BELOW_ITERATIONS_PER_THREAD
+
+    device = tessera_devices()[0]
+    x, y = torch.randn(rows, 1024), torch.randn(rows, 1024)
+    out, (code,) = run_and_get_code(torch.compile(fused_chain), x.to(device), y.to(device))
+    torch.testing.assert_close(out.cpu(), fused_chain(x, y), rtol=RTOL, atol=ATOL)
+    parallel = "#pragma omp parallel" in code
+    threads = torch.get_num_threads()
+    assert parallel == (threads > 1 and rows * 1024 // threads >= SERIAL_BELOW_ITERATIONS_PER_THREAD), code
+
+
 @every_device
 def test_buffers_live_on_the_compiled_device_whatever_the_current_device(device):
     other = (device.index + 1) % torch.tessera.device_count()

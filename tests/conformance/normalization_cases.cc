@@ -380,14 +380,14 @@ std::vector<Sample> bn_samples(DType dtype) {
   std::vector<Sample> out;
   uint64_t seed = 91;
   for (bool training : {true, false}) {
-    auto add = [&](std::string desc, Tensor x) {
+    auto add = [&](std::string desc, Tensor x, Tensor grad = {}) {
       Sample s;
       s.description = desc + (training ? " training" : " eval");
       const int64_t c = x.sizes()[1];
       s.inputs = {x, make_input({c}, dtype, seed++, 0.5, 1.5), make_input({c}, dtype, seed++),
                   make_input({c}, DType::kF32, seed++, -0.5, 0.5),
                   make_input({c}, DType::kF32, seed++, 0.5, 2.0),
-                  make_input(x.sizes(), dtype, seed++)};
+                  grad.defined() ? grad : make_input(x.sizes(), dtype, seed++)};
       s.flag = training;
       out.push_back(std::move(s));
     };
@@ -395,6 +395,13 @@ std::vector<Sample> bn_samples(DType dtype) {
     add("[2, 3, 5, 4]", make_input({2, 3, 5, 4}, dtype, seed++));
     add("transposed [3, 4] viewed as [4, 3]", make_input({3, 4}, dtype, seed++).t());
     add("larger than L2 [16, 8, 64, 64]", make_input({16, 8, 64, 64}, dtype, seed++));
+    // Far from zero: the statistics must not lose the spread to the mean.
+    add("offset [2, 5, 33, 17] in [99, 101]", make_input({2, 5, 33, 17}, dtype, seed++, 99, 101));
+    // A gradient that grows with x, so that the mean of grad * xhat (small
+    // for an unrelated gradient) weighs in grad_input.
+    const Tensor x = make_input({3, 4, 9, 31}, dtype, seed++);
+    add("gradient 3 relu(x) + noise [3, 4, 9, 31]", x,
+        tessera::add(mul(relu(x), 3.0), make_input(x.sizes(), dtype, seed++, -0.5, 0.5)).to(dtype));
   }
   return out;
 }

@@ -95,6 +95,29 @@ void max_pool2d_backward_kernel(const KernelContext&, Tensor& grad_input, const 
     const View4<const T> g(grad_out);
     const View4<const int64_t> ind(indices);
     const View4<T> gi(grad_input);
+    auto check_index = [&](int64_t i) {
+      TESSERA_CHECK(i >= 0 && i < H * W, IndexError, "max_pool2d_with_indices_backward: index ",
+                    i, " is out of range for a plane of ", H, " x ", W);
+    };
+    if constexpr (std::is_same_v<T, A>) {
+      if (grad_input.is_contiguous() && grad_out.is_contiguous() && indices.is_contiguous()) {
+        // Dense planes: the gradients add straight into grad_input (in
+        // its own precision, as PyTorch's kernel), with no plane copy.
+        parallel_for_range(N * C, 1, [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p) {
+            T* plane = gi.data + p * H * W;
+            const T* gp = g.data + p * OH * OW;
+            const int64_t* ip = ind.data + p * OH * OW;
+            std::fill(plane, plane + H * W, T(0));
+            for (int64_t o = 0; o < OH * OW; ++o) {
+              check_index(ip[o]);
+              plane[ip[o]] += gp[o];
+            }
+          }
+        });
+        return;
+      }
+    }
     parallel_for_range(N * C, 1, [&](int64_t p0, int64_t p1) {
       std::vector<A> plane(static_cast<size_t>(H * W));
       for (int64_t p = p0; p < p1; ++p) {
@@ -103,9 +126,7 @@ void max_pool2d_backward_kernel(const KernelContext&, Tensor& grad_input, const 
         for (int64_t oy = 0; oy < OH; ++oy) {
           for (int64_t ox = 0; ox < OW; ++ox) {
             const int64_t i = ind.at(n, c, oy, ox);
-            TESSERA_CHECK(i >= 0 && i < H * W, IndexError,
-                          "max_pool2d_with_indices_backward: index ", i,
-                          " is out of range for a plane of ", H, " x ", W);
+            check_index(i);
             plane[i] += convert<A>(g.at(n, c, oy, ox));
           }
         }

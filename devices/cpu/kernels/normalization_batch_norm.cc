@@ -2,13 +2,18 @@
 // x is viewed as [N, C, S] (S = the product of the dims after the channel
 // dim), contiguous. Per-channel statistics run in parallel over channels,
 // each reading its N blocks of S contiguous elements; accumulation in
-// double (a channel sums N * S values).
+// double (a channel sums N * S values). float32 runs 8 float lanes at a
+// time, folded into the double sums every kFold elements, and writes its
+// outputs in float: the double loops took 2.3x torch's time on ResNet-18's
+// batch norms.
+#include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <vector>
 
 #include "devices/cpu/kernels/convert.h"
 #include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/normalization_vec.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "devices/cpu/kernels/reduction_rows.h"
 #include "runtime/ops/kernel_signatures.h"
@@ -50,6 +55,93 @@ NCS ncs_of(const Tensor& x) {
   return d;
 }
 
+// Elements summed in float lanes before they are added into a double.
+constexpr int64_t kFold = 512;
+
+// Over x[0..n): s1 += sum(x - shift) and, with squares, s2 += sum((x -
+// shift)^2), in float lanes folded into double every kFold elements.
+void shifted_sums(const float* __restrict x, int64_t n, float shift, bool squares, double& s1,
+                  double& s2) {
+  using namespace vec;
+  for (int64_t f0 = 0; f0 < n; f0 += kFold) {
+    const int64_t f1 = std::min(n, f0 + kFold);
+    f32v a1 = splatv(0.0f), a2 = splatv(0.0f);
+    int64_t j = f0;
+    for (; j + kVec <= f1; j += kVec) {
+      const f32v v = loadv(x + j) - shift;
+      a1 += v;
+      if (squares) a2 += v * v;
+    }
+    float t1 = hsumv(a1), t2 = hsumv(a2);
+    for (; j < f1; ++j) {
+      const float v = x[j] - shift;
+      t1 += v;
+      t2 += v * v;
+    }
+    s1 += t1;
+    if (squares) s2 += t2;
+  }
+}
+
+// Over g, x [0..n): sg += sum(g), sgx += sum(g (x - mean)).
+void gradient_sums(const float* __restrict g, const float* __restrict x, int64_t n, float mean,
+                   double& sg, double& sgx) {
+  using namespace vec;
+  for (int64_t f0 = 0; f0 < n; f0 += kFold) {
+    const int64_t f1 = std::min(n, f0 + kFold);
+    f32v a1 = splatv(0.0f), a2 = splatv(0.0f);
+    int64_t j = f0;
+    for (; j + kVec <= f1; j += kVec) {
+      const f32v gv = loadv(g + j);
+      a1 += gv;
+      a2 += gv * (loadv(x + j) - mean);
+    }
+    float t1 = hsumv(a1), t2 = hsumv(a2);
+    for (; j < f1; ++j) {
+      t1 += g[j];
+      t2 += g[j] * (x[j] - mean);
+    }
+    sg += t1;
+    sgx += t2;
+  }
+}
+
+// y = (x - center) * scale + shift over [0..n).
+void affine_f32(const float* __restrict x, float* __restrict y, int64_t n, float center,
+                float scale, float shift) {
+  using namespace vec;
+  int64_t j = 0;
+  for (; j + kVec <= n; j += kVec) storev(y + j, (loadv(x + j) - center) * scale + shift);
+  for (; j < n; ++j) y[j] = (x[j] - center) * scale + shift;
+}
+
+// The blocks of a channel, in parallel over (n, c) blocks of s elements.
+template <typename Block>
+void for_each_block(const NCS& d, Block block) {
+  parallel_for_range(d.n * d.c, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d.s, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t blk = b; blk < e; ++blk) block(blk, blk % d.c);
+                     });
+}
+
+// Training statistics of float32 x: mean and biased variance per channel.
+void f32_statistics(const float* xs, const NCS& d, std::vector<double>& mean,
+                    std::vector<double>& var) {
+  const double count = static_cast<double>(d.n * d.s);
+  parallel_for_each(d.c, [&](int64_t ch) {
+    double s1 = 0, unused = 0;
+    for (int64_t i = 0; i < d.n; ++i) {
+      shifted_sums(xs + (i * d.c + ch) * d.s, d.s, 0.0f, false, s1, unused);
+    }
+    const float mu = static_cast<float>(s1 / count);
+    // Around the float mean: the residual sum r corrects its rounding.
+    double r = 0, q = 0;
+    for (int64_t i = 0; i < d.n; ++i) shifted_sums(xs + (i * d.c + ch) * d.s, d.s, mu, true, r, q);
+    mean[ch] = mu + r / count;
+    var[ch] = std::max(0.0, q / count - (r / count) * (r / count));
+  });
+}
+
 // out = x * scale[c] + shift[c], in parallel over (n, c) blocks.
 template <typename T>
 void affine(const T* x, T* y, const NCS& d, const std::vector<double>& scale,
@@ -83,6 +175,10 @@ void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Ten
       if (training) {
         const double count = static_cast<double>(d.n * d.s);
         std::vector<double> var(static_cast<size_t>(d.c));
+        if constexpr (std::is_same_v<T, float>) {
+          f32_statistics(xs, d, mean, var);
+          for (int64_t ch = 0; ch < d.c; ++ch) invstd[ch] = 1.0 / std::sqrt(var[ch] + eps);
+        } else {
         parallel_for_each(d.c, [&](int64_t ch) {
           double s = 0;
           for (int64_t i = 0; i < d.n; ++i) {
@@ -102,6 +198,7 @@ void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Ten
           var[ch] = q / count;
           invstd[ch] = 1.0 / std::sqrt(var[ch] + eps);
         });
+        }
         store(save_mean, mean);
         store(save_invstd, invstd);
         if (running_mean.defined()) {
@@ -121,6 +218,14 @@ void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Ten
         const std::vector<double> rv = values_or(running_var, d.c, 1.0);
         for (int64_t ch = 0; ch < d.c; ++ch) invstd[ch] = 1.0 / std::sqrt(rv[ch] + eps);
       }
+      if constexpr (std::is_same_v<T, float>) {
+        float* ys = dst.data<float>();
+        for_each_block(d, [&](int64_t blk, int64_t ch) {
+          affine_f32(xs + blk * d.s, ys + blk * d.s, d.s, static_cast<float>(mean[ch]),
+                     static_cast<float>(invstd[ch] * w[ch]), static_cast<float>(b[ch]));
+        });
+        return;
+      }
       std::vector<double> scale(static_cast<size_t>(d.c)), shift(static_cast<size_t>(d.c));
       for (int64_t ch = 0; ch < d.c; ++ch) {
         scale[ch] = invstd[ch] * w[ch];
@@ -128,6 +233,47 @@ void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Ten
       }
       affine<T>(xs, dst.data<T>(), d, scale, shift);
     }
+  });
+  dst.finish();
+}
+
+// The float32 backward: the channel sums (sum_g, and sum_gxh = sum of g
+// times the normalized x), then grad_input = k (g - mean(g) - xh
+// mean(g xh)) with k = w invstd, in float.
+void f32_backward(const float* xs, const float* gs, const NCS& d, const std::vector<double>& mean,
+                  const std::vector<double>& invstd, const std::vector<double>& w, bool training,
+                  Tensor& grad_input, std::vector<double>& sum_g, std::vector<double>& sum_gxh) {
+  parallel_for_each(d.c, [&](int64_t ch) {
+    double sg = 0, sgx = 0;
+    const float mu = static_cast<float>(mean[ch]);
+    for (int64_t i = 0; i < d.n; ++i) {
+      const int64_t off = (i * d.c + ch) * d.s;
+      gradient_sums(gs + off, xs + off, d.s, mu, sg, sgx);
+    }
+    sum_g[ch] = sg;
+    // About the float mean: x - mean = (x - mu) - (mean - mu).
+    sum_gxh[ch] = (sgx - sg * (mean[ch] - mu)) * invstd[ch];
+  });
+  if (!grad_input.defined() || grad_input.numel() == 0) return;
+  RowsOut dst(grad_input, row_layout(grad_input, {}));
+  float* gi = dst.data<float>();
+  const double count = static_cast<double>(d.n * d.s);
+  using namespace vec;
+  for_each_block(d, [&](int64_t blk, int64_t ch) {
+    const double k = w[ch] * invstd[ch];
+    // grad_input = k g - (x - mean) (k invstd mean(g xh)) - k mean(g).
+    const float kg = static_cast<float>(k);
+    const float kx = training ? static_cast<float>(k * invstd[ch] * sum_gxh[ch] / count) : 0.0f;
+    const float k0 = training ? static_cast<float>(-k * sum_g[ch] / count) : 0.0f;
+    const float mu = static_cast<float>(mean[ch]);
+    const float* g = gs + blk * d.s;
+    const float* x = xs + blk * d.s;
+    float* out = gi + blk * d.s;
+    int64_t j = 0;
+    for (; j + kVec <= d.s; j += kVec) {
+      storev(out + j, loadv(g + j) * kg - (loadv(x + j) - mu) * kx + k0);
+    }
+    for (; j < d.s; ++j) out[j] = g[j] * kg - (x[j] - mu) * kx + k0;
   });
   dst.finish();
 }
@@ -156,6 +302,10 @@ void batch_norm_backward_kernel(const KernelContext&, Tensor& grad_input, Tensor
     if constexpr (is_float_v<T>) {
       const T* xs = static_cast<const T*>(xc.data_ptr());
       const T* gs = static_cast<const T*>(gc.data_ptr());
+      if constexpr (std::is_same_v<T, float>) {
+        f32_backward(xs, gs, d, mean, invstd, w, training, grad_input, sum_g, sum_gxh);
+        return;
+      }
       parallel_for_each(d.c, [&](int64_t ch) {
         double sg = 0, sgx = 0;
         for (int64_t i = 0; i < d.n; ++i) {
