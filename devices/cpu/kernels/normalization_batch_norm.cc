@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "devices/cpu/kernels/convert.h"
@@ -58,52 +59,58 @@ NCS ncs_of(const Tensor& x) {
 // Elements summed in float lanes before they are added into a double.
 constexpr int64_t kFold = 512;
 
-// Over x[0..n): s1 += sum(x - shift) and, with squares, s2 += sum((x -
-// shift)^2), in float lanes folded into double every kFold elements.
-void shifted_sums(const float* __restrict x, int64_t n, float shift, bool squares, double& s1,
-                  double& s2) {
+// s1 += sum of t1(i) and s2 += sum of t2(i) over i in [0, n), where
+// vec_terms(j) gives (t1, t2) for the 8 elements from j and scalar_terms(j)
+// for element j alone: float lanes, added into the doubles every kFold
+// elements.
+template <typename VecTerms, typename ScalarTerms>
+void fold_sums(int64_t n, VecTerms vec_terms, ScalarTerms scalar_terms, double& s1, double& s2) {
   using namespace vec;
   for (int64_t f0 = 0; f0 < n; f0 += kFold) {
     const int64_t f1 = std::min(n, f0 + kFold);
     f32v a1 = splatv(0.0f), a2 = splatv(0.0f);
     int64_t j = f0;
     for (; j + kVec <= f1; j += kVec) {
-      const f32v v = loadv(x + j) - shift;
-      a1 += v;
-      if (squares) a2 += v * v;
+      const auto [v1, v2] = vec_terms(j);
+      a1 += v1;
+      a2 += v2;
     }
     float t1 = hsumv(a1), t2 = hsumv(a2);
     for (; j < f1; ++j) {
-      const float v = x[j] - shift;
-      t1 += v;
-      t2 += v * v;
+      const auto [u1, u2] = scalar_terms(j);
+      t1 += u1;
+      t2 += u2;
     }
     s1 += t1;
-    if (squares) s2 += t2;
+    s2 += t2;
   }
+}
+
+// Over x[0..n): s1 += sum(x - shift), s2 += sum((x - shift)^2).
+void shifted_sums(const float* __restrict x, int64_t n, float shift, double& s1, double& s2) {
+  fold_sums(
+      n,
+      [&](int64_t j) {
+        const vec::f32v v = vec::loadv(x + j) - shift;
+        return std::pair{v, v * v};
+      },
+      [&](int64_t j) {
+        const float v = x[j] - shift;
+        return std::pair{v, v * v};
+      },
+      s1, s2);
 }
 
 // Over g, x [0..n): sg += sum(g), sgx += sum(g (x - mean)).
 void gradient_sums(const float* __restrict g, const float* __restrict x, int64_t n, float mean,
                    double& sg, double& sgx) {
-  using namespace vec;
-  for (int64_t f0 = 0; f0 < n; f0 += kFold) {
-    const int64_t f1 = std::min(n, f0 + kFold);
-    f32v a1 = splatv(0.0f), a2 = splatv(0.0f);
-    int64_t j = f0;
-    for (; j + kVec <= f1; j += kVec) {
-      const f32v gv = loadv(g + j);
-      a1 += gv;
-      a2 += gv * (loadv(x + j) - mean);
-    }
-    float t1 = hsumv(a1), t2 = hsumv(a2);
-    for (; j < f1; ++j) {
-      t1 += g[j];
-      t2 += g[j] * (x[j] - mean);
-    }
-    sg += t1;
-    sgx += t2;
-  }
+  fold_sums(
+      n,
+      [&](int64_t j) {
+        const vec::f32v gv = vec::loadv(g + j);
+        return std::pair{gv, gv * (vec::loadv(x + j) - mean)};
+      },
+      [&](int64_t j) { return std::pair{g[j], g[j] * (x[j] - mean)}; }, sg, sgx);
 }
 
 // y = (x - center) * scale + shift over [0..n).
@@ -118,10 +125,10 @@ void affine_f32(const float* __restrict x, float* __restrict y, int64_t n, float
 // The blocks of a channel, in parallel over (n, c) blocks of s elements.
 template <typename Block>
 void for_each_block(const NCS& d, Block block) {
-  parallel_for_range(d.n * d.c, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d.s, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t blk = b; blk < e; ++blk) block(blk, blk % d.c);
-                     });
+  const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d.s, 1));
+  parallel_for_range(d.n * d.c, grain, [&](int64_t b, int64_t e) {
+    for (int64_t blk = b; blk < e; ++blk) block(blk, blk % d.c);
+  });
 }
 
 // Training statistics of float32 x: mean and biased variance per channel.
@@ -129,14 +136,14 @@ void f32_statistics(const float* xs, const NCS& d, std::vector<double>& mean,
                     std::vector<double>& var) {
   const double count = static_cast<double>(d.n * d.s);
   parallel_for_each(d.c, [&](int64_t ch) {
-    double s1 = 0, unused = 0;
+    double s1 = 0, squares = 0;
     for (int64_t i = 0; i < d.n; ++i) {
-      shifted_sums(xs + (i * d.c + ch) * d.s, d.s, 0.0f, false, s1, unused);
+      shifted_sums(xs + (i * d.c + ch) * d.s, d.s, 0.0f, s1, squares);
     }
     const float mu = static_cast<float>(s1 / count);
     // Around the float mean: the residual sum r corrects its rounding.
     double r = 0, q = 0;
-    for (int64_t i = 0; i < d.n; ++i) shifted_sums(xs + (i * d.c + ch) * d.s, d.s, mu, true, r, q);
+    for (int64_t i = 0; i < d.n; ++i) shifted_sums(xs + (i * d.c + ch) * d.s, d.s, mu, r, q);
     mean[ch] = mu + r / count;
     var[ch] = std::max(0.0, q / count - (r / count) * (r / count));
   });
@@ -146,17 +153,13 @@ void f32_statistics(const float* xs, const NCS& d, std::vector<double>& mean,
 template <typename T>
 void affine(const T* x, T* y, const NCS& d, const std::vector<double>& scale,
             const std::vector<double>& shift) {
-  parallel_for_range(d.n * d.c, std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(d.s, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t blk = b; blk < e; ++blk) {
-                         const int64_t ch = blk % d.c;
-                         using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-                         const C a = static_cast<C>(scale[ch]), sh = static_cast<C>(shift[ch]);
-                         const T* xb = x + blk * d.s;
-                         T* yb = y + blk * d.s;
-                         for (int64_t i = 0; i < d.s; ++i) yb[i] = convert<T>(convert<C>(xb[i]) * a + sh);
-                       }
-                     });
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  for_each_block(d, [&](int64_t blk, int64_t ch) {
+    const C a = static_cast<C>(scale[ch]), sh = static_cast<C>(shift[ch]);
+    const T* xb = x + blk * d.s;
+    T* yb = y + blk * d.s;
+    for (int64_t i = 0; i < d.s; ++i) yb[i] = convert<T>(convert<C>(xb[i]) * a + sh);
+  });
 }
 
 void batch_norm_kernel(const KernelContext&, Tensor& out, Tensor& save_mean, Tensor& save_invstd,
