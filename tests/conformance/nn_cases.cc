@@ -32,6 +32,11 @@ int64_t pooled(int64_t in, int64_t k, int64_t p, int64_t s, int64_t d, bool ceil
 std::vector<Sample> max_pool_samples(DType t) {
   uint64_t seed = 101;
   auto in = [&](const Shape& s) { return make_input(s, t, seed++, -50, 50); };
+  // NaN is the maximum of every window it is in (PyTorch's rule).
+  Tensor with_nan = make_input({1, 2, 5, 5}, DType::kF64, 199, -50, 50);
+  with_nan.select(0, 0).select(0, 1).select(0, 2).select(0, 1).fill_(
+      Scalar(std::numeric_limits<double>::quiet_NaN()));
+  with_nan = with_nan.to(t);
   return {
       make_sample("2x2 stride 2", {in({2, 3, 6, 8})}, {2, 2, 2, 2, 0, 0, 1, 1}),
       make_sample("3x3 stride 1 padding 1", {in({1, 2, 5, 5})}, {3, 3, 1, 1, 1, 1, 1, 1}),
@@ -40,6 +45,7 @@ std::vector<Sample> max_pool_samples(DType t) {
       make_sample("unbatched, transposed", {in({3, 7, 6}).transpose(1, 2)}, {2, 2, 2, 2, 0, 0, 1, 1}),
       make_sample("zero-size batch", {in({0, 2, 4, 4})}, {2, 2, 2, 2, 0, 0, 1, 1}),
       make_sample("larger than L2 [8, 16, 64, 64]", {in({8, 16, 64, 64})}, {2, 2, 2, 2, 0, 0, 1, 1}),
+      make_sample("a NaN in nine overlapping windows", {with_nan}, {3, 3, 1, 1, 1, 1, 1, 1}),
   };
 }
 
@@ -66,7 +72,7 @@ std::vector<Expected> max_pool_reference(const Sample& s, const std::vector<doub
             const int64_t iy = oy * sh - ph + ky * dh, ix = ox * sw - pw + kx * dw;
             if (iy < 0 || iy >= H || ix < 0 || ix >= W) continue;
             const double a = v[(p * H + iy) * W + ix];
-            if (bi < 0 || a > best) {
+            if (bi < 0 || a > best || (std::isnan(a) && !std::isnan(best))) {
               best = a;
               bi = iy * W + ix;
             }
