@@ -20,8 +20,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <string_view>
 #include <limits>
+#include <string_view>
 
 #include "devices/vulkan/compute_pipelines.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -69,11 +69,13 @@ int64_t bias_reach(const Tensor& bias) {
   return reach;
 }
 
-// Whether the shader can index every tensor with 32-bit offsets.
+// Whether the shader can index every tensor, and count its rows and
+// blocks, with 32-bit offsets (the rows bound the blocks even where a
+// head dim is 0).
 bool fits_offsets(const Geometry& g, const Tensor& bias) {
   const int64_t bh = g.b * g.h;
-  for (int64_t extent : {bh * g.l * g.e, bh * g.l * g.ev, bh * g.s * g.e, bh * g.s * g.ev,
-                         bias_reach(bias) + 1}) {
+  for (int64_t extent : {bh * g.l, bh * g.s, bh * g.l * g.e, bh * g.l * g.ev, bh * g.s * g.e,
+                         bh * g.s * g.ev, bias_reach(bias) + 1}) {
     if (!rows::fits_offsets(extent)) return false;
   }
   return true;
@@ -159,9 +161,7 @@ bool shader_takes(const KernelContext& ctx, const Geometry& g, const Tensor& bia
   VulkanContext& context = vulkan_context_of(ctx);
   return fused_wanted(ctx) && context.has_sized_shader_types() &&
          context.pipelines().workgroup_size() == 256 && fits_offsets(g, bias) &&
-         (!bias.defined() || bias.dim() == 4) &&
-         blocks_of(AttentionMode::kBackwardKey, g) < std::numeric_limits<int32_t>::max() &&
-         blocks_of(AttentionMode::kForward, g) < std::numeric_limits<int32_t>::max();
+         (!bias.defined() || bias.dim() == 4);
 }
 
 bool attention_forward_kernel(const KernelContext& ctx, Tensor& out, Tensor& lse,
