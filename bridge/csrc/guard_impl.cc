@@ -46,6 +46,9 @@ struct TesseraGuardImpl final : public c10::impl::DeviceGuardImplInterface {
   }
 
   void uncheckedSetDevice(c10::Device d) const noexcept override {
+    // Each kernel's guard restores the device on its way out, and that is
+    // almost always the device still current: skip the range check then.
+    if (d.type() == kType && d.has_index() && d.index() == current_device()) return;
     try {
       setDevice(d);
     } catch (...) {

@@ -22,17 +22,17 @@ namespace {
 // tensor: untyped_storage().resize_(0)), computes numel and contiguity in
 // the same pass with TensorImpl::refresh's rule, and fills the runtime
 // TensorImpl directly. Anything unusual (negative strides, overflow, a
-// layout past the storage) returns nullopt, and from_storage then reports
-// it with the runtime's own message.
-std::optional<tessera::Tensor> wrap_fast(const tessera::StoragePtr& storage, tessera::DType dtype,
-                                         const c10::TensorImpl& t) {
+// layout past the storage) returns false, and from_storage then reports it
+// with the runtime's own message.
+bool fill_fast(const tessera::StoragePtr& storage, bool own_storage, tessera::DType dtype,
+               const c10::TensorImpl& t, tessera::TensorImpl& impl) {
   const c10::IntArrayRef sizes = t.sizes();
   const c10::IntArrayRef strides = t.strides();
   const int64_t offset = t.storage_offset();
-  if (offset < 0 || sizes.size() != strides.size()) return std::nullopt;
+  if (offset < 0 || sizes.size() != strides.size()) return false;
   bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] < 0 || strides[d] < 0) return std::nullopt;
+    if (sizes[d] < 0 || strides[d] < 0) return false;
     empty = empty || sizes[d] == 0;
   }
   int64_t numel = 1;
@@ -47,21 +47,35 @@ std::optional<tessera::Tensor> wrap_fast(const tessera::StoragePtr& storage, tes
       if (__builtin_mul_overflow(numel, sizes[d], &numel) ||
           __builtin_mul_overflow(sizes[d] - 1, strides[d], &reach) ||
           __builtin_add_overflow(last, reach, &last)) {
-        return std::nullopt;
+        return false;
       }
     }
     const uint64_t elements = static_cast<uint64_t>(last) + 1;
-    if (elements > storage->nbytes() / tessera::itemsize(dtype)) return std::nullopt;
+    if (elements > storage->nbytes() / tessera::itemsize(dtype)) return false;
   }
-  auto impl = std::make_shared<tessera::TensorImpl>();
-  impl->storage = storage;
-  impl->storage_offset = offset;
-  impl->sizes.assign(sizes.begin(), sizes.end());
-  impl->strides.assign(strides.begin(), strides.end());
-  impl->dtype = dtype;
-  impl->numel = numel;
-  impl->is_contiguous = contiguous;
-  return tessera::Tensor(std::move(impl));
+  // Not owning saves two atomic reference-count updates per operand.
+  impl.storage = own_storage ? storage : tessera::StoragePtr(tessera::StoragePtr(), storage.get());
+  impl.storage_offset = offset;
+  impl.sizes.assign(sizes.begin(), sizes.end());
+  impl.strides.assign(strides.begin(), strides.end());
+  impl.dtype = dtype;
+  impl.numel = numel;
+  impl.is_contiguous = contiguous;
+  return true;
+}
+
+// The runtime dtype and storage of a tessera tensor (its allocator's, or
+// borrowed foreign memory kept in `borrowed`), after the checks every
+// conversion makes.
+const tessera::StoragePtr& checked_storage(const at::Tensor& t, const char* op,
+                                           tessera::DType& dtype, tessera::StoragePtr& borrowed) {
+  TORCH_CHECK(t.layout() == c10::kStrided, op, ": tessera supports strided tensors only, got ",
+              t.layout());
+  dtype = to_runtime_dtype(t.scalar_type(), op);
+  const c10::Storage& storage = t.storage();
+  if (const tessera::StoragePtr* runtime = runtime_storage(storage.data_ptr())) return *runtime;
+  borrowed = borrow_foreign_storage(storage, t.device(), op);  // e.g. from torch.from_dlpack
+  return borrowed;
 }
 
 }  // namespace
@@ -128,34 +142,59 @@ tessera::Tensor borrow_host(const at::Tensor& t) {
   return out;
 }
 
-tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
-  if (!t.defined()) return tessera::Tensor();
-  if (!t.device().is_privateuseone()) {
-    TORCH_CHECK(is_cpu_scalar(t), op,
-                ": Expected all tensors to be on the same device, but found at least two "
-                "devices, tessera:", static_cast<int>(current_device()), " and ", t.device(),
-                " (a tensor of shape ", t.sizes(), " and dtype ", t.scalar_type(),
-                "; only 0-d CPU tensors mix with tessera ones)");
-    return borrow_host(t);
-  }
-  TORCH_CHECK(t.layout() == c10::kStrided, op, ": tessera supports strided tensors only, got ",
-              t.layout());
-  const tessera::DType dtype = to_runtime_dtype(t.scalar_type(), op);
-  const c10::Storage& storage = t.storage();
-  const tessera::StoragePtr* runtime = runtime_storage(storage.data_ptr());
-  tessera::StoragePtr borrowed;
-  if (runtime == nullptr) {  // e.g. from torch.from_dlpack: see foreign_memory.h
-    borrowed = borrow_foreign_storage(storage, t.device(), op);
-    runtime = &borrowed;
-  }
-  if (std::optional<tessera::Tensor> fast = wrap_fast(*runtime, dtype, *t.unsafeGetTensorImpl())) {
-    return *std::move(fast);
-  }
+namespace {
+
+// A non-tessera operand: only a 0-d CPU tensor may join tessera ones.
+tessera::Tensor other_device_operand(const at::Tensor& t, const char* op) {
+  TORCH_CHECK(is_cpu_scalar(t), op,
+              ": Expected all tensors to be on the same device, but found at least two "
+              "devices, tessera:", static_cast<int>(current_device()), " and ", t.device(),
+              " (a tensor of shape ", t.sizes(), " and dtype ", t.scalar_type(),
+              "; only 0-d CPU tensors mix with tessera ones)");
+  return borrow_host(t);
+}
+
+// The slow path of a conversion: the runtime validates the layout from
+// scratch and reports what is wrong with it.
+tessera::Tensor from_storage_checked(const tessera::StoragePtr& storage, tessera::DType dtype,
+                                     const at::Tensor& t) {
   tessera::Tensor out;
   TESSERA_TRANSLATE_ERRORS(out = tessera::Tensor::from_storage(
-                               *runtime, dtype, to_runtime_shape(t.sizes()), to_runtime_shape(t.strides()),
-                               t.storage_offset()));
+                               storage, dtype, to_runtime_shape(t.sizes()),
+                               to_runtime_shape(t.strides()), t.storage_offset()));
   return out;
+}
+
+}  // namespace
+
+tessera::Tensor to_runtime(const at::Tensor& t, const char* op) {
+  if (!t.defined()) return tessera::Tensor();
+  if (!t.device().is_privateuseone()) return other_device_operand(t, op);
+  tessera::DType dtype;
+  tessera::StoragePtr borrowed;
+  const tessera::StoragePtr& storage = checked_storage(t, op, dtype, borrowed);
+  auto impl = std::make_shared<tessera::TensorImpl>();
+  if (fill_fast(storage, /*own_storage=*/true, dtype, *t.unsafeGetTensorImpl(), *impl)) {
+    return tessera::Tensor(std::move(impl));
+  }
+  return from_storage_checked(storage, dtype, t);
+}
+
+tessera::Tensor to_runtime_in(const at::Tensor& t, const char* op, tessera::TensorImpl& slot) {
+  if (!t.defined()) return tessera::Tensor();
+  if (!t.device().is_privateuseone()) return other_device_operand(t, op);
+  tessera::DType dtype;
+  tessera::StoragePtr borrowed;
+  const tessera::StoragePtr& storage = checked_storage(t, op, dtype, borrowed);
+  // The tensor's at::Storage keeps its runtime storage alive for the call;
+  // borrowed foreign memory is kept only by `borrowed`, so the view owns it.
+  const bool own_storage = borrowed != nullptr;
+  if (fill_fast(storage, own_storage, dtype, *t.unsafeGetTensorImpl(), slot)) {
+    // Aliasing constructor with an empty owner: points at slot, owns nothing.
+    return tessera::Tensor(std::shared_ptr<tessera::TensorImpl>(
+        std::shared_ptr<tessera::TensorImpl>(), &slot));
+  }
+  return from_storage_checked(storage, dtype, t);
 }
 
 std::optional<tessera::Tensor> to_runtime(const std::optional<at::Tensor>& t, const char* op) {
@@ -173,6 +212,14 @@ std::vector<tessera::Tensor> to_runtime(at::TensorList ts, const char* op) {
 at::Tensor to_torch(const tessera::Tensor& t) {
   if (!t.defined()) return at::Tensor();
   const tessera::StoragePtr& storage = t.storage();
+  if (storage.use_count() == 0) {
+    // The storage of an input converted by to_runtime_in, which the view
+    // does not own: the runtime gave back its input or a view of it. A
+    // result aliases no input (see the header), so it gets a copy.
+    tessera::Tensor copy;
+    TESSERA_TRANSLATE_ERRORS(copy = t.clone());
+    return to_torch(copy);
+  }
   c10::Storage torch_storage(c10::Storage::use_byte_size_t(), storage->nbytes(),
                              make_data_ptr(storage), &allocator(), /*resizable=*/true);
   at::Tensor out = at::detail::make_tensor<c10::TensorImpl>(

@@ -33,6 +33,31 @@ c10::Scalar to_torch_scalar(const tessera::Scalar& s);
 // wrapped itself (torch.from_dlpack) borrows it, once checked to be a live
 // allocation of its device (foreign_memory.h).
 tessera::Tensor to_runtime(const at::Tensor& t, const char* op = "tessera");
+// to_runtime for the length of one kernel call, with the view's TensorImpl
+// in `slot` instead of on the heap: the hot kernels convert every input on
+// every op, and a heap TensorImpl per input was a tenth of a small op's
+// cost. The result owns nothing, neither its TensorImpl (slot must outlive
+// every copy of it) nor its storage (t keeps that alive): pass it to a
+// runtime op and drop it when the kernel returns. The runtime keeps neither
+// past a call, and to_torch copies a result that shares such a storage. (A
+// tensor the conversion cannot take the fast way gets a heap TensorImpl.)
+tessera::Tensor to_runtime_in(const at::Tensor& t, const char* op, tessera::TensorImpl& slot);
+
+// A to_runtime_in view with its own slot, for a kernel's local variables.
+class CallView {
+ public:
+  CallView(const at::Tensor& t, const char* op) : tensor_(to_runtime_in(t, op, slot_)) {}
+  CallView(const CallView&) = delete;
+  CallView& operator=(const CallView&) = delete;
+
+  tessera::Tensor& get() { return tensor_; }
+  const tessera::Tensor& get() const { return tensor_; }
+
+ private:
+  tessera::TensorImpl slot_;
+  tessera::Tensor tensor_;
+};
+
 std::optional<tessera::Tensor> to_runtime(const std::optional<at::Tensor>& t,
                                           const char* op = "tessera");
 std::vector<tessera::Tensor> to_runtime(at::TensorList ts, const char* op = "tessera");

@@ -127,6 +127,77 @@ def test_inplace_on_view_writes_base(tessera):
     assert_no_fallback()
 
 
+# The pointwise kernels convert their operands to runtime views that live
+# on the kernel's stack and own neither TensorImpl nor storage
+# (tensor_convert.h, to_runtime_in). Every layout torch can hand them.
+LAYOUTS = {
+    "contiguous": lambda t: t,
+    "offset_slice": lambda t: t[1:, 2:],
+    "step_slice": lambda t: t[::2, ::3],
+    "transposed": lambda t: t.t(),
+    "expanded": lambda t: t[:1].expand(5, 7),
+    "size1_odd_strides": lambda t: t.as_strided((5, 1, 7), (7, 1000, 1)),
+    "zero_d": lambda t: t[2, 3],
+    "empty": lambda t: t[:, :0],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_operand_layouts_through_stack_views(tessera, layout):
+    view = LAYOUTS[layout]
+    a, b = make((5, 7), torch.float32, seed=1), make((5, 7), torch.float32, seed=2)
+    check(lambda x, y: view(x) + view(y), a, b, dev=tessera)
+    check(lambda x, y: torch.mul(view(x), 3.0) - view(y).exp(), a, b, dev=tessera)
+    check(lambda x, y: torch.addcmul(view(x), view(y), view(y), value=0.5), a, b, dev=tessera)
+
+    def inplace(x, y):
+        x = x.clone()
+        v = view(x)
+        if v.stride() and 0 in v.stride():
+            return x  # a written operand may not overlap itself
+        v.add_(view(y), alpha=2).neg_()
+        return x
+
+    check(inplace, a, b, dev=tessera)
+
+
+def test_results_outlive_their_operands(tessera):
+    # A result keeps its own storage: dropping every input (and the memory
+    # going back to the cache for reuse) leaves it intact.
+    a, b = make((64,), torch.float32, seed=3), make((64,), torch.float32, seed=4)
+    x, y = a.to(tessera), b.to(tessera)
+    out = [x + y, torch.sigmoid(x), x.mul(y)]
+    del x, y
+    for _ in range(4):
+        torch.full((64,), 7.0, device=tessera)
+    torch.testing.assert_close(out[0].cpu(), a + b)
+    torch.testing.assert_close(out[1].cpu(), torch.sigmoid(a))
+    torch.testing.assert_close(out[2].cpu(), a * b)
+
+
+def test_pointwise_on_memory_imported_by_dlpack(tessera):
+    # Memory torch wrapped itself (torch.from_dlpack) has no tessera
+    # allocation behind its DataPtr: the conversion borrows it.
+    a = make((3, 8), torch.float32, seed=5)
+    x = a.to(tessera)
+    y = torch.from_dlpack(x)
+    assert y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    torch.testing.assert_close((y * 2 + y).cpu(), a * 3)
+    y[:, 1:].add_(1.0)
+    expected = a.clone()
+    expected[:, 1:] += 1.0
+    torch.testing.assert_close(x.cpu(), expected)
+    assert_no_fallback()
+
+
+def test_operand_past_its_shrunk_storage_raises(tessera):
+    x = torch.ones(16, device=tessera)
+    view = x[8:]
+    x.untyped_storage().resize_(0)
+    with pytest.raises(ERRORS, match="storage"):
+        view + 1
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_forms(tessera, approximate):
     x = make((3, 5), torch.float32)

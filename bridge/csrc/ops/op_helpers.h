@@ -15,6 +15,7 @@
 
 #include <optional>
 
+#include "bridge/csrc/device_list.h"
 #include "bridge/csrc/error_translation.h"
 #include "bridge/csrc/ops/aten_helpers.h"
 #include "bridge/csrc/tensor_convert.h"
@@ -22,19 +23,31 @@
 namespace torch_tessera {
 
 // Makes the device of the first tessera tensor among `tensors` current
-// for the kernel's duration.
+// for the kernel's duration. What c10::DeviceGuard does for tessera, minus
+// its two virtual calls through the guard registry: every kernel pays for
+// this, and the device is nearly always current already.
 class OpScope {
  public:
   template <typename... Tensors>
   explicit OpScope(const Tensors&... tensors) {
     (try_set(tensors), ...);
   }
+  ~OpScope() {
+    if (restore_) set_current_device(previous_);  // in range: it was current
+  }
+  OpScope(const OpScope&) = delete;
+  OpScope& operator=(const OpScope&) = delete;
 
  private:
   void try_set(const at::Tensor& t) {
-    if (!guard_.has_value() && t.defined() && t.device().is_privateuseone()) {
-      guard_.emplace(t.device());
-    }
+    if (decided_ || !t.defined() || !t.device().is_privateuseone()) return;
+    decided_ = true;
+    const c10::DeviceIndex index = t.device().has_index() ? t.device().index() : 0;
+    const c10::DeviceIndex current = current_device();
+    if (index == current) return;
+    set_current_device(index);  // checks the index first
+    previous_ = current;
+    restore_ = true;
   }
   void try_set(const std::optional<at::Tensor>& t) {
     if (t.has_value()) try_set(*t);
@@ -42,7 +55,9 @@ class OpScope {
   void try_set(at::TensorList ts) {
     for (const at::Tensor& t : ts) try_set(t);
   }
-  std::optional<c10::DeviceGuard> guard_;
+  bool decided_ = false;
+  bool restore_ = false;
+  c10::DeviceIndex previous_ = 0;
 };
 
 // Runs fn() (which calls the runtime) with runtime errors translated.

@@ -53,7 +53,8 @@ at::Tensor with_alpha(const at::Tensor& self, const at::Tensor& other, const c10
   const Scalar a = to_runtime_scalar(alpha, kName.value);
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, kName.value);
-    return to_torch(call_runtime([&] { return kScalarFn(to_runtime(self, kName.value), v, a); }));
+    const CallView self_view(self, kName.value);
+    return to_torch(call_runtime([&] { return kScalarFn(self_view.get(), v, a); }));
   }
   pointwise::check_device_mix(kName.value, self, other);
   const Operand x(self, kName.value), y(other, kName.value);
@@ -65,7 +66,8 @@ at::Tensor with_alpha_scalar(const at::Tensor& self, const c10::Scalar& other,
                              const c10::Scalar& alpha) {
   const OpScope scope(self);
   const Scalar v = to_runtime_scalar(other, kName.value), a = to_runtime_scalar(alpha, kName.value);
-  return to_torch(call_runtime([&] { return kScalarFn(to_runtime(self, kName.value), v, a); }));
+  const CallView self_view(self, kName.value);
+  return to_torch(call_runtime([&] { return kScalarFn(self_view.get(), v, a); }));
 }
 
 template <OpName kName, AlphaInplaceFn kFn, AlphaScalarInplaceFn kScalarFn>
@@ -73,13 +75,15 @@ at::Tensor& with_alpha_(at::Tensor& self, const at::Tensor& other, const c10::Sc
   const OpScope scope(self);
   pointwise::check_written(kName.value, other, self);
   const Scalar a = to_runtime_scalar(alpha, kName.value);
-  RT s = to_runtime(self, kName.value);
+  CallView self_view(self, kName.value);
+  RT& s = self_view.get();
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, kName.value);
     call_runtime([&] { kScalarFn(s, v, a); });
     return self;
   }
-  const RT o = to_runtime(other, kName.value);
+  const CallView other_view(other, kName.value);
+  const RT& o = other_view.get();
   call_runtime([&] { kFn(s, o, a); });
   return self;
 }
@@ -88,7 +92,8 @@ template <OpName kName, AlphaScalarInplaceFn kScalarFn>
 at::Tensor& with_alpha_scalar_(at::Tensor& self, const c10::Scalar& other,
                                const c10::Scalar& alpha) {
   const OpScope scope(self);
-  RT s = to_runtime(self, kName.value);
+  CallView self_view(self, kName.value);
+  RT& s = self_view.get();
   const Scalar v = to_runtime_scalar(other, kName.value), a = to_runtime_scalar(alpha, kName.value);
   call_runtime([&] { kScalarFn(s, v, a); });
   return self;
@@ -103,12 +108,14 @@ at::Tensor& with_alpha_out(const at::Tensor& self, const at::Tensor& other,
   pointwise::check_device_mix(kName.value, self, other);
   pointwise::check_written(kName.value, self, out);
   resize_output(out, pointwise::broadcast_sizes(self, other));
-  RT o = to_runtime(out, kName.value);
+  CallView out_view(out, kName.value);
+  RT& o = out_view.get();
   const Scalar a = to_runtime_scalar(alpha, kName.value);
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, kName.value);
+    const CallView self_view(self, kName.value);
     call_runtime([&] {
-      tessera::write_out(kName.value, o, kScalarFn(to_runtime(self, kName.value), v, a));
+      tessera::write_out(kName.value, o, kScalarFn(self_view.get(), v, a));
     });
     return out;
   }
@@ -133,8 +140,9 @@ at::Tensor div_mode(const at::Tensor& self, const at::Tensor& other, Mode mode) 
   const OpScope scope(self, other);
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, "div");
+    const CallView self_view(self, "div");
     return to_torch(
-        call_runtime([&] { return tessera::div(to_runtime(self, "div"), v, mode_of(mode)); }));
+        call_runtime([&] { return tessera::div(self_view.get(), v, mode_of(mode)); }));
   }
   pointwise::check_device_mix("div", self, other);
   const Operand x(self, "div"), y(other, "div");
@@ -144,27 +152,31 @@ at::Tensor div_mode(const at::Tensor& self, const at::Tensor& other, Mode mode) 
 at::Tensor div_scalar_mode(const at::Tensor& self, const c10::Scalar& other, Mode mode) {
   const OpScope scope(self);
   const Scalar v = to_runtime_scalar(other, "div");
+  const CallView self_view(self, "div");
   return to_torch(
-      call_runtime([&] { return tessera::div(to_runtime(self, "div"), v, mode_of(mode)); }));
+      call_runtime([&] { return tessera::div(self_view.get(), v, mode_of(mode)); }));
 }
 
 at::Tensor& div_mode_(at::Tensor& self, const at::Tensor& other, Mode mode) {
   const OpScope scope(self);
   pointwise::check_written("div_", other, self);
-  RT s = to_runtime(self, "div_");
+  CallView self_view(self, "div_");
+  RT& s = self_view.get();
   if (pointwise::is_wrapped_number(other)) {
     const Scalar v = pointwise::wrapped_value(other, "div_");
     call_runtime([&] { tessera::div_(s, v, mode_of(mode)); });
     return self;
   }
-  const RT o = to_runtime(other, "div_");
+  const CallView other_view(other, "div_");
+  const RT& o = other_view.get();
   call_runtime([&] { tessera::div_(s, o, mode_of(mode)); });
   return self;
 }
 
 at::Tensor& div_scalar_mode_(at::Tensor& self, const c10::Scalar& other, Mode mode) {
   const OpScope scope(self);
-  RT s = to_runtime(self, "div_");
+  CallView self_view(self, "div_");
+  RT& s = self_view.get();
   const Scalar v = to_runtime_scalar(other, "div_");
   call_runtime([&] { tessera::div_(s, v, mode_of(mode)); });
   return self;
@@ -176,7 +188,8 @@ at::Tensor& div_mode_out(const at::Tensor& self, const at::Tensor& other, Mode m
   pointwise::check_device_mix("div", self, other);
   pointwise::check_written("div", self, out);
   resize_output(out, pointwise::broadcast_sizes(self, other));
-  RT o = to_runtime(out, "div");
+  CallView out_view(out, "div");
+  RT& o = out_view.get();
   const Operand x(self, "div"), y(other, "div");
   call_runtime([&] { tessera::div_out(o, x.value, y.value, mode_of(mode)); });
   return out;
@@ -198,7 +211,8 @@ at::Tensor& scalar_first_out(const c10::Scalar& self, const at::Tensor& other, a
   const OpScope scope(other, out);
   pointwise::check_written(kName.value, other, out);
   resize_output(out, other.sizes());
-  RT o = to_runtime(out, kName.value);
+  CallView out_view(out, kName.value);
+  RT& o = out_view.get();
   const Operand x(wrapped(self), kName.value), y(other, kName.value);
   call_runtime([&] { kFn(o, x.value, y.value); });
   return out;
@@ -207,7 +221,8 @@ at::Tensor& scalar_first_out(const c10::Scalar& self, const at::Tensor& other, a
 at::Tensor pow_scalar_base(const c10::Scalar& base, const at::Tensor& exponent) {
   const OpScope scope(exponent);
   const Scalar b = to_runtime_scalar(base, "pow");
-  return to_torch(call_runtime([&] { return tessera::pow(b, to_runtime(exponent, "pow")); }));
+  const CallView exponent_view(exponent, "pow");
+  return to_torch(call_runtime([&] { return tessera::pow(b, exponent_view.get()); }));
 }
 
 at::Tensor& pow_scalar_base_out(const c10::Scalar& base, const at::Tensor& exponent,
@@ -215,9 +230,11 @@ at::Tensor& pow_scalar_base_out(const c10::Scalar& base, const at::Tensor& expon
   const OpScope scope(exponent, out);
   pointwise::check_written("pow", exponent, out);
   resize_output(out, exponent.sizes());
-  RT o = to_runtime(out, "pow");
+  CallView out_view(out, "pow");
+  RT& o = out_view.get();
   const Scalar b = to_runtime_scalar(base, "pow");
-  call_runtime([&] { tessera::write_out("pow", o, tessera::pow(b, to_runtime(exponent, "pow"))); });
+  const CallView exponent_view(exponent, "pow");
+  call_runtime([&] { tessera::write_out("pow", o, tessera::pow(b, exponent_view.get())); });
   return out;
 }
 

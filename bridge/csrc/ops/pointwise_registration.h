@@ -66,8 +66,10 @@ inline void check_written(const char* op, const at::Tensor& input, const at::Ten
 // A tensor operand for the runtime. A wrapped number that must be a tensor
 // (the Scalar-first forms the runtime lacks) becomes a 0-d tensor of its
 // kind's default dtype, as PyTorch's promotion treats it; `keep` holds the
-// host memory the runtime tensor borrows.
+// host memory the runtime tensor borrows. Lives for one kernel call.
 struct Operand {
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
   Operand(const at::Tensor& t, const char* op) {
     if (is_wrapped_number(t)) {
       const c10::ScalarType kind = t.scalar_type() == c10::ScalarType::Double
@@ -76,10 +78,11 @@ struct Operand {
       keep = kind == t.scalar_type() ? t : t.to(kind);
       value = borrow_host(keep);
     } else {
-      value = to_runtime(t, op);
+      value = to_runtime_in(t, op, slot);
     }
   }
   at::Tensor keep;
+  tessera::TensorImpl slot;  // value's TensorImpl (see to_runtime_in)
   RT value;
 };
 
@@ -95,13 +98,15 @@ using UnaryOutFn = RT& (*)(RT&, const RT&);
 template <OpName kName, UnaryFn kFn>
 at::Tensor unary(const at::Tensor& self) {
   const OpScope scope(self);
-  return to_torch(call_runtime([&] { return kFn(to_runtime(self, kName.value)); }));
+  const CallView self_view(self, kName.value);
+  return to_torch(call_runtime([&] { return kFn(self_view.get()); }));
 }
 
 template <OpName kName, UnaryInplaceFn kFn>
 at::Tensor& unary_(at::Tensor& self) {
   const OpScope scope(self);
-  RT s = to_runtime(self, kName.value);
+  CallView self_view(self, kName.value);
+  RT& s = self_view.get();
   call_runtime([&] { kFn(s); });
   return self;
 }
@@ -111,8 +116,10 @@ at::Tensor& unary_out(const at::Tensor& self, at::Tensor& out) {
   const OpScope scope(self, out);
   check_written(kName.value, self, out);
   resize_output(out, self.sizes());
-  RT o = to_runtime(out, kName.value);
-  call_runtime([&] { kFn(o, to_runtime(self, kName.value)); });
+  CallView out_view(out, kName.value);
+  RT& o = out_view.get();
+  const CallView self_view(self, kName.value);
+  call_runtime([&] { kFn(o, self_view.get()); });
   return out;
 }
 
@@ -130,7 +137,8 @@ at::Tensor binary(const at::Tensor& self, const at::Tensor& other) {
   const OpScope scope(self, other);
   if (is_wrapped_number(other)) {
     const tessera::Scalar s = wrapped_value(other, kName.value);
-    return to_torch(call_runtime([&] { return kScalarFn(to_runtime(self, kName.value), s); }));
+    const CallView self_view(self, kName.value);
+    return to_torch(call_runtime([&] { return kScalarFn(self_view.get(), s); }));
   }
   check_device_mix(kName.value, self, other);
   const Operand a(self, kName.value), b(other, kName.value);
@@ -141,20 +149,23 @@ template <OpName kName, BinaryScalarFn kScalarFn>
 at::Tensor binary_scalar(const at::Tensor& self, const c10::Scalar& other) {
   const OpScope scope(self);
   const tessera::Scalar s = to_runtime_scalar(other, kName.value);
-  return to_torch(call_runtime([&] { return kScalarFn(to_runtime(self, kName.value), s); }));
+  const CallView self_view(self, kName.value);
+  return to_torch(call_runtime([&] { return kScalarFn(self_view.get(), s); }));
 }
 
 template <OpName kName, BinaryInplaceFn kFn, BinaryScalarInplaceFn kScalarFn>
 at::Tensor& binary_(at::Tensor& self, const at::Tensor& other) {
   const OpScope scope(self);
   check_written(kName.value, other, self);
-  RT s = to_runtime(self, kName.value);
+  CallView self_view(self, kName.value);
+  RT& s = self_view.get();
   if (is_wrapped_number(other)) {
     const tessera::Scalar v = wrapped_value(other, kName.value);
     call_runtime([&] { kScalarFn(s, v); });
     return self;
   }
-  const RT o = to_runtime(other, kName.value);
+  const CallView other_view(other, kName.value);
+  const RT& o = other_view.get();
   call_runtime([&] { kFn(s, o); });
   return self;
 }
@@ -162,7 +173,8 @@ at::Tensor& binary_(at::Tensor& self, const at::Tensor& other) {
 template <OpName kName, BinaryScalarInplaceFn kScalarFn>
 at::Tensor& binary_scalar_(at::Tensor& self, const c10::Scalar& other) {
   const OpScope scope(self);
-  RT s = to_runtime(self, kName.value);
+  CallView self_view(self, kName.value);
+  RT& s = self_view.get();
   const tessera::Scalar v = to_runtime_scalar(other, kName.value);
   call_runtime([&] { kScalarFn(s, v); });
   return self;
@@ -174,10 +186,12 @@ at::Tensor& binary_out(const at::Tensor& self, const at::Tensor& other, at::Tens
   check_device_mix(kName.value, self, other);
   check_written(kName.value, self, out);
   resize_output(out, broadcast_sizes(self, other));
-  RT o = to_runtime(out, kName.value);
+  CallView out_view(out, kName.value);
+  RT& o = out_view.get();
   if (is_wrapped_number(other)) {
     const tessera::Scalar v = wrapped_value(other, kName.value);
-    call_runtime([&] { kScalarFn(o, to_runtime(self, kName.value), v); });
+    const CallView self_view(self, kName.value);
+    call_runtime([&] { kScalarFn(o, self_view.get(), v); });
     return out;
   }
   const Operand a(self, kName.value), b(other, kName.value);
@@ -190,9 +204,11 @@ at::Tensor& binary_scalar_out(const at::Tensor& self, const c10::Scalar& other, 
   const OpScope scope(self, out);
   check_written(kName.value, self, out);
   resize_output(out, self.sizes());
-  RT o = to_runtime(out, kName.value);
+  CallView out_view(out, kName.value);
+  RT& o = out_view.get();
   const tessera::Scalar v = to_runtime_scalar(other, kName.value);
-  call_runtime([&] { kScalarFn(o, to_runtime(self, kName.value), v); });
+  const CallView self_view(self, kName.value);
+  call_runtime([&] { kScalarFn(o, self_view.get(), v); });
   return out;
 }
 
@@ -203,7 +219,9 @@ template <typename F>
 at::Tensor gradient(const char* op, const at::Tensor& grad, const at::Tensor& saved, F&& f) {
   const OpScope scope(grad, saved);
   check_device_mix(op, grad, saved);
-  return to_torch(call_runtime([&] { return f(to_runtime(grad, op), to_runtime(saved, op)); }));
+  const CallView grad_view(grad, op);
+  const CallView saved_view(saved, op);
+  return to_torch(call_runtime([&] { return f(grad_view.get(), saved_view.get()); }));
 }
 
 template <typename F>
@@ -213,8 +231,11 @@ at::Tensor& gradient_into(const char* op, const at::Tensor& grad, const at::Tens
   check_device_mix(op, grad, saved);
   check_written(op, grad, grad_input);
   resize_output(grad_input, broadcast_sizes(grad, saved));
-  RT o = to_runtime(grad_input, op);
-  call_runtime([&] { tessera::write_out(op, o, f(to_runtime(grad, op), to_runtime(saved, op))); });
+  CallView grad_input_view(grad_input, op);
+  RT& o = grad_input_view.get();
+  const CallView grad_view(grad, op);
+  const CallView saved_view(saved, op);
+  call_runtime([&] { tessera::write_out(op, o, f(grad_view.get(), saved_view.get())); });
   return grad_input;
 }
 

@@ -144,27 +144,29 @@ void half_row(char* const* p, const int64_t* s, int64_t n, const F& f) {
 
 template <typename T, typename F>
 void run_binary(Tensor& out, const Tensor& a, const Tensor& b, const F& f) {
+  const auto row = [&f](char* const* p, const int64_t* s, int64_t n) {
+    if constexpr (is_half_v<T>) {
+      return half_row<T>(p, s, n, f);
+    } else {
+      constexpr int64_t w = sizeof(T);
+      T* o = reinterpret_cast<T*>(p[0]);
+      const T* x = reinterpret_cast<const T*>(p[1]);
+      const T* y = reinterpret_cast<const T*>(p[2]);
+      if (s[0] == w) {
+        if (s[1] == w && s[2] == w) return loop_vv(o, x, y, n, f);
+        if (s[1] == w && s[2] == 0) return loop_vs(o, x, *y, n, f);
+        if (s[1] == 0 && s[2] == w) return loop_sv(o, *x, y, n, f);
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        at<T>(p[0], s[0], i) = apply(f, at<const T>(p[1], s[1], i), at<const T>(p[2], s[2], i));
+      }
+    }
+  };
+  if (StridedIter<3>::run_contiguous({&out, &a, &b}, row)) return;
   StridedIter<3> it({&out, &a, &b}, "binary");
   it.run({static_cast<char*>(out.data_ptr()), static_cast<char*>(a.data_ptr()),
           static_cast<char*>(b.data_ptr())},
-         [&f](char* const* p, const int64_t* s, int64_t n) {
-           if constexpr (is_half_v<T>) {
-             return half_row<T>(p, s, n, f);
-           } else {
-             constexpr int64_t w = sizeof(T);
-             T* o = reinterpret_cast<T*>(p[0]);
-             const T* x = reinterpret_cast<const T*>(p[1]);
-             const T* y = reinterpret_cast<const T*>(p[2]);
-             if (s[0] == w) {
-               if (s[1] == w && s[2] == w) return loop_vv(o, x, y, n, f);
-               if (s[1] == w && s[2] == 0) return loop_vs(o, x, *y, n, f);
-               if (s[1] == 0 && s[2] == w) return loop_sv(o, *x, y, n, f);
-             }
-             for (int64_t i = 0; i < n; ++i) {
-               at<T>(p[0], s[0], i) = apply(f, at<const T>(p[1], s[1], i), at<const T>(p[2], s[2], i));
-             }
-           }
-         });
+         row);
 }
 
 const char* op_name(kernels::BinaryOp op) {

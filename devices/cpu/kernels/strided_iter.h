@@ -59,6 +59,29 @@ class StridedIter {
     init(ndim, sizes, strides, itemsizes, reorder, op);
   }
 
+  // The common case without a plan: when every operand is contiguous with
+  // operand 0's sizes, runs loop over [0, numel) as flat rows (split over
+  // threads above grain) and returns true; otherwise does nothing and
+  // returns false. Planning costs more than a small op's arithmetic.
+  template <typename Loop>
+  static bool run_contiguous(const std::array<const Tensor*, N>& ops, const Loop& loop,
+                             int64_t grain = kElementwiseGrain) {
+    const Tensor& first = *ops[0];
+    std::array<char*, N> base;
+    std::array<int64_t, N> itemsizes;
+    for (int k = 0; k < N; ++k) {
+      if (!ops[k]->is_contiguous() || (k > 0 && ops[k]->sizes() != first.sizes())) return false;
+      base[k] = static_cast<char*>(ops[k]->data_ptr());
+      itemsizes[k] = static_cast<int64_t>(ops[k]->itemsize());
+    }
+    parallel_for_range(first.numel(), grain, [&](int64_t b, int64_t e) {
+      std::array<char*, N> ptr;
+      for (int k = 0; k < N; ++k) ptr[k] = base[k] + b * itemsizes[k];
+      loop(ptr.data(), itemsizes.data(), e - b);
+    });
+    return true;
+  }
+
   int64_t numel() const { return numel_; }
   int ndim() const { return ndim_; }
   int64_t size(int d) const { return size_[d]; }               // d = 0 is innermost
