@@ -77,6 +77,45 @@ namespace {
 // (starting its task, packing b again) than it saves.
 constexpr int64_t kMinTaskMacs = int64_t{1} << 18;
 
+// Products below this many multiply-adds are split only while the oneTBB
+// workers are awake (workers_likely_awake): waking a sleeping one costs
+// about as much as half of such a product saves. ./dev demo's classifier
+// (products of 2^17 to 2^20 multiply-adds between GELU, layer norm and
+// Adam, which run on the calling thread) took 15.7-16.0 ms per 20 steps
+// splitting them all, 14.4-14.9 ms splitting none; splitting none also
+// took bench_embedded's batch-1 sentence from 8.1 to 9.3-10.6 ms, whose
+// back-to-back products keep the workers awake. A run of such products
+// with nothing else between them (a product ending less than 100 us before
+// the next starts) splits too: the first wakes the workers, and the rest
+// find them awake ([512, 32] x [32, 64] back to back: 14 us split, 24 us
+// not).
+constexpr int64_t kSplitWhenAwakeMacs = int64_t{1} << 21;
+
+std::atomic<int64_t> last_product_end_ns{0};
+
+// Notes, on leaving scope, when a product below kSplitWhenAwakeMacs ended.
+class SmallProductClock {
+ public:
+  explicit SmallProductClock(bool small) : small_(small) {}
+  SmallProductClock(const SmallProductClock&) = delete;
+  SmallProductClock& operator=(const SmallProductClock&) = delete;
+  ~SmallProductClock() {
+    if (small_) {
+      last_product_end_ns.store(parallel_detail::steady_now_ns(), std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  bool small_;
+};
+
+bool split_small_product() {
+  constexpr int64_t kRunNs = 100'000;
+  return workers_likely_awake() ||
+         parallel_detail::steady_now_ns() - last_product_end_ns.load(std::memory_order_relaxed) <
+             kRunNs;
+}
+
 // Block boundaries fall on multiples of this many rows or columns, and a
 // cut block has at least as many: 16 floats are one cache line, so column
 // blocks of a c whose rows start on cache lines share none.
@@ -208,7 +247,10 @@ bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, in
   };
   const int64_t threads = max_threads();
   const int64_t macs = first.macs();
-  if (threads <= 1 || batch * macs < 2 * kMinTaskMacs) {
+  const int64_t work = batch * macs;
+  const bool small = work >= 2 * kMinTaskMacs && work < kSplitWhenAwakeMacs;
+  const SmallProductClock clock(small);
+  if (threads <= 1 || work < 2 * kMinTaskMacs || (small && !split_small_product())) {
     bool ok = true;
     for (int64_t i = 0; i < batch && ok; ++i) ok = run_alone(product(i));
     return ok;
