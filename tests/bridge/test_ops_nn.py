@@ -7,6 +7,7 @@ formula touches (pointwise ops, for instance) may still be served by it.
 """
 
 import copy
+import time
 import warnings
 
 import pytest
@@ -86,6 +87,33 @@ def test_batched_products_noncontiguous_and_broadcast(tessera):
     run_both(torch.addmm, [make(()), make((3, 4)), make((4, 5), seed=1)], tessera,
              **tol(torch.float32))
     assert_native("bmm", "baddbmm", "addmm")
+
+
+def _busy_wait(seconds):
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+@pytest.mark.parametrize("shape", [(512, 32, 64), (64, 512, 32), (10, 384, 384), (384, 200, 20)])
+@pytest.mark.parametrize("transposed", [(False, False), (True, False), (False, True)])
+def test_small_products_same_bits_split_or_not(tessera, shape, transposed):
+    # The CPU device splits products of 2^19 to 2^21 multiply-adds over its
+    # workers only while they are awake (devices/cpu/kernels/gemm_dnnl.cc):
+    # back to back they split, after a pause they run as one call. Either
+    # way every element must come out with the same bits.
+    m, k, n = shape
+    g = torch.Generator().manual_seed(7)
+    a = torch.randn(k, m, generator=g).t() if transposed[0] else torch.randn(m, k, generator=g)
+    b = torch.randn(n, k, generator=g).t() if transposed[1] else torch.randn(k, n, generator=g)
+    at, bt = a.to(tessera), b.to(tessera)
+    for _ in range(3):
+        at @ bt
+    back_to_back = (at @ bt).cpu()
+    _busy_wait(0.002)
+    after_pause = (at @ bt).cpu()
+    assert torch.equal(back_to_back, after_pause)
+    assert_close(after_pause, a @ b, **tol(torch.float32))
 
 
 def test_matmul_out_and_inplace(tessera):
