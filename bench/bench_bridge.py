@@ -573,13 +573,18 @@ def markdown(rows, header):
     return "\n".join(out) + "\n"
 
 
-def run_row(key, device, args):
+def error_row(key, error):
+    """The row of benchmark `key` that could not run, with why."""
     bench, shape, goal = BENCHES[key]
+    return {"benchmark": bench.__name__.removeprefix("bench_"), "shape": shape, "goal": goal,
+            "error": error}
+
+
+def run_row(key, device, args):
     try:
-        return bench(device, args)
+        return BENCHES[key][0](device, args)
     except Exception as e:  # report and go on with the other benchmarks
-        return {"benchmark": bench.__name__.removeprefix("bench_"), "shape": shape,
-                "goal": goal, "error": f"{type(e).__name__}: {e}"}
+        return error_row(key, f"{type(e).__name__}: {e}")
 
 
 def run_row_in_own_process(key, args):
@@ -598,9 +603,7 @@ def run_row_in_own_process(key, args):
                                "--row-json", str(out)])
         if done.returncode == 0 and out.exists():
             return json.loads(out.read_text())[0]
-    bench, shape, goal = BENCHES[key]
-    return {"benchmark": bench.__name__.removeprefix("bench_"), "shape": shape, "goal": goal,
-            "error": f"its process exited with status {done.returncode}"}
+    return error_row(key, f"its process exited with status {done.returncode}")
 
 
 def main():
