@@ -68,7 +68,8 @@ struct Block {
   BlockPool* pool = nullptr;  // null for direct (caching disabled) blocks
   Block* prev = nullptr;      // neighbours in the same segment, address order
   Block* next = nullptr;
-  bool allocated = false;      // handed out or pending (so not in a pool)
+  bool allocated = false;      // handed out, pending or in a RecentBins (so not in a pool)
+  bool recent = false;         // freed and waiting in a RecentBins for a request of its size
   bool counted_split = false;  // its size is in inactive_split_bytes
   BlockSet::iterator pool_it;  // its place in the pool while free: O(1) removal
   int event_count = 0;         // outstanding events while pending
@@ -83,6 +84,41 @@ inline bool BlockOrder::operator()(const Block* a, const Block* b) const {
   if (a->size != b->size) return a->size < b->size;
   return std::less<const char*>()(a->ptr, b->ptr);
 }
+
+// Small blocks freed a moment ago, kept whole for the next request of
+// exactly their size on their stream (a stack per size, newest on top).
+// A training step or an op loop frees and asks again for the same sizes
+// over and over; a block served from here skips the pool's best-fit
+// search, the split and the merge back (about 400 instructions of the
+// ~10,000 that a small op takes through the bridge). The blocks stay out
+// of the pools, counted as allocated in Block terms (so no neighbour
+// merges into them) but free in every statistic; at most kDepth blocks a
+// size up to kMaxSize, so at most about 1 MiB is held back from merging.
+class RecentBins {
+ public:
+  static constexpr size_t kMaxSize = 16 << 10;
+  static constexpr int kDepth = 4;
+
+  static bool fits(size_t size) { return size <= kMaxSize; }
+
+  // The newest block of exactly `size` freed on `stream`, removed, or nullptr.
+  Block* take(Stream stream, size_t size);
+
+  // Keeps b (free, of a size that fits); false when its size's stack is full.
+  bool put(Block* b);
+
+  // Removes and returns every block kept.
+  std::vector<Block*> take_all();
+
+ private:
+  struct Bin {
+    Block* blocks[kDepth] = {};
+    int count = 0;
+  };
+  Bin bins_[kMaxSize / kMinBlockSize];
+
+  static Bin& bin_for(Bin* bins, size_t size) { return bins[size / kMinBlockSize - 1]; }
+};
 
 // The free blocks of one size class. Set nodes are recycled: a cached
 // allocate+free pair then does no heap allocation (each would cost about
@@ -132,5 +168,43 @@ class BlockPool {
   static constexpr size_t kMaxSpare = 4096;
   std::vector<BlockSet::node_type> spare_;
 };
+
+inline Block* RecentBins::take(Stream stream, size_t size) {
+  if (!fits(size)) return nullptr;
+  Bin& bin = bin_for(bins_, size);
+  if (bin.count == 0) return nullptr;
+  // The newest of the stream's blocks: a block freed on one stream is
+  // never handed to another (see BlockPool).
+  for (int i = bin.count - 1; i >= 0; --i) {
+    Block* b = bin.blocks[i];
+    if (b->stream.id() != stream.id()) continue;
+    for (int j = i; j + 1 < bin.count; ++j) bin.blocks[j] = bin.blocks[j + 1];
+    bin.blocks[--bin.count] = nullptr;
+    b->recent = false;
+    return b;
+  }
+  return nullptr;
+}
+
+inline bool RecentBins::put(Block* b) {
+  Bin& bin = bin_for(bins_, b->size);
+  if (bin.count == kDepth) return false;
+  b->recent = true;
+  bin.blocks[bin.count++] = b;
+  return true;
+}
+
+inline std::vector<Block*> RecentBins::take_all() {
+  std::vector<Block*> out;
+  for (Bin& bin : bins_) {
+    for (int i = 0; i < bin.count; ++i) {
+      bin.blocks[i]->recent = false;
+      out.push_back(bin.blocks[i]);
+      bin.blocks[i] = nullptr;
+    }
+    bin.count = 0;
+  }
+  return out;
+}
 
 }  // namespace tessera::alloc_detail

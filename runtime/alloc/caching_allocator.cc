@@ -32,6 +32,7 @@ namespace {
 
 using alloc_detail::Block;
 using alloc_detail::BlockPool;
+using alloc_detail::RecentBins;
 using alloc_detail::kSmallSize;
 using alloc_detail::round_size;
 using alloc_detail::segment_size_for;
@@ -70,7 +71,7 @@ struct Segment {
 };
 
 BlockState state_of(const Block& b) {
-  if (!b.allocated) return BlockState::kFree;
+  if (!b.allocated || b.recent) return BlockState::kFree;
   return b.event_count > 0 ? BlockState::kPendingFree : BlockState::kAllocated;
 }
 
@@ -93,6 +94,7 @@ struct CachingAllocator::Impl {
   mutable std::mutex mutex;
   BlockPool small_pool{true};
   BlockPool large_pool{false};
+  RecentBins recent;  // small blocks just freed, whole, for the next request of their size
   // Handed-out and caching-disabled blocks by address (not pending ones).
   alloc_detail::PointerMap<Block*> allocated_blocks;
   // Events of pending blocks, per stream id: events on one stream complete
@@ -117,6 +119,7 @@ struct CachingAllocator::Impl {
     } catch (...) {
     }
     try {
+      flush_recent();
       release_free_segments();
     } catch (...) {
     }
@@ -221,6 +224,14 @@ struct CachingAllocator::Impl {
     process_events();
 
     const size_t size = round_size(nbytes);
+    if (Block* b = recent.take(stream, size); b != nullptr) {
+      if (b->counted_split) {
+        b->counted_split = false;
+        stats.inactive_split_bytes.decrease(static_cast<int64_t>(size));
+      }
+      stats.active_bytes.increase(static_cast<int64_t>(size));
+      return hand_out(b, nbytes);
+    }
     BlockPool& pool = size <= kSmallSize ? small_pool : large_pool;
     Block* block = take_free_block(pool, stream, size);
     if (block == nullptr) {
@@ -251,12 +262,17 @@ struct CachingAllocator::Impl {
       pool_insert(rest);
     }
     block->allocated = true;
+    stats.active_bytes.increase(static_cast<int64_t>(block->size));
+    return hand_out(block, nbytes);
+  }
+
+  // The last steps of every caching allocation: the block (marked
+  // allocated, counted active) goes to the user for a request of nbytes.
+  void* hand_out(Block* block, size_t nbytes) {
     block->requested = nbytes;
     allocated_blocks.insert(block->ptr, block);
-
     stats.allocation_count.increase(1);
     stats.allocated_bytes.increase(static_cast<int64_t>(block->size));
-    stats.active_bytes.increase(static_cast<int64_t>(block->size));
     stats.requested_bytes.increase(static_cast<int64_t>(nbytes));
     return block->ptr;
   }
@@ -276,10 +292,35 @@ struct CachingAllocator::Impl {
       deallocate_direct(block, lock);
       return;
     }
-    if (block->stream_uses.empty()) {
-      free_block(block);
-    } else {
+    if (!block->stream_uses.empty()) {
       insert_events(block);
+    } else if (!keep_recent(block)) {
+      free_block(block);
+    }
+  }
+
+  // Puts a freed small block (no other stream used it) in `recent` as it
+  // is, counted free; false when it does not fit there.
+  bool keep_recent(Block* block) {
+    if (!RecentBins::fits(block->size) || !recent.put(block)) return false;
+    stats.active_bytes.decrease(static_cast<int64_t>(block->size));
+    // Small blocks are always pieces of a 2 MiB segment, so split.
+    if (block->is_split()) {
+      block->counted_split = true;
+      stats.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
+    }
+    return true;
+  }
+
+  // Returns the blocks in `recent` to their pools, merged with their free
+  // neighbours, so that wholly free segments show as such.
+  void flush_recent() {
+    for (Block* b : recent.take_all()) {
+      if (b->counted_split) {
+        b->counted_split = false;
+        stats.inactive_split_bytes.decrease(static_cast<int64_t>(b->size));
+      }
+      return_to_pool(b);
     }
   }
 
@@ -336,8 +377,13 @@ struct CachingAllocator::Impl {
   // (not the other way round), so a segment's first Block never changes
   // and `segments` needs no update here.
   void free_block(Block* block) {
-    block->allocated = false;
     stats.active_bytes.decrease(static_cast<int64_t>(block->size));
+    return_to_pool(block);
+  }
+
+  // free_block without the statistics: merge and insert.
+  void return_to_pool(Block* block) {
+    block->allocated = false;
     if (Block* prev = block->prev; prev != nullptr && !prev->allocated) {
       pool_erase(prev);
       prev->size += block->size;
@@ -360,6 +406,7 @@ struct CachingAllocator::Impl {
   // pending blocks so that they can be returned too.
   void release_cached_blocks() {
     synchronize_and_free_events();
+    flush_recent();
     release_free_segments();
   }
 
@@ -546,6 +593,9 @@ void CachingAllocator::reset_accumulated_stats() {
 
 std::vector<SegmentSnapshot> CachingAllocator::snapshot() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  // Merged, so that a snapshot never shows two free neighbours; this only
+  // changes which free block a later request gets.
+  impl_->flush_recent();
   std::vector<SegmentSnapshot> out;
   out.reserve(impl_->segments.size());
   for (const auto& [address, segment] : impl_->segments) {

@@ -6,6 +6,9 @@
 //    10 MiB requests) or segments of their own rounded to 2 MiB;
 //  - a free block larger than the request is split, and a freed block
 //    merges with free neighbours of the same segment;
+//  - a freed block of at most 16 KiB first waits, whole, for the next
+//    request of its exact size on its stream (a few a size); empty_cache,
+//    snapshot and the out-of-memory path merge such blocks back first;
 //  - free blocks are kept per stream: a block freed on stream S is reused
 //    only by allocations on S, unless other streams used it
 //    (record_stream), in which case it returns to the pool only after an

@@ -23,36 +23,39 @@ TEST_CASE("allocator: a block used by another stream waits for that stream") {
   const Stream a = Stream::create(fake_device_id());
   const Stream b = Stream::create(fake_device_id());
 
-  void* p = alloc.allocate(4096, a);
+  // Above RecentBins::kMaxSize, so that freed blocks go to the pool at once
+  // and best fit (lowest address first) decides which block is reused.
+  constexpr size_t kSize = 64 * KiB;
+  void* p = alloc.allocate(kSize, a);
   alloc.record_stream(p, b);
   fake.submit_work(b.native());  // b has work in flight that reads p
   alloc.deallocate(p);
   AllocatorStats st = alloc.stats();
   REQUIRE(st.allocated_bytes.current == 0);
-  REQUIRE(st.active_bytes.current == 4096);  // pending on b's event
+  REQUIRE(st.active_bytes.current == static_cast<int64_t>(kSize));  // pending on b's event
 
-  void* q = alloc.allocate(4096, a);
+  void* q = alloc.allocate(kSize, a);
   REQUIRE(q != p);  // b may still read p
   alloc.deallocate(q);
-  void* r = alloc.allocate(4096, a);
+  void* r = alloc.allocate(kSize, a);
   REQUIRE(r != p);
   alloc.deallocate(r);
 
   fake.complete_stream(b.native());
-  void* t = alloc.allocate(4096, a);  // polls events first: p is free again
+  void* t = alloc.allocate(kSize, a);  // polls events first: p is free again
   REQUIRE(t == p);
-  REQUIRE(alloc.stats().active_bytes.current == 4096);
+  REQUIRE(alloc.stats().active_bytes.current == static_cast<int64_t>(kSize));
   alloc.deallocate(t);
   REQUIRE(alloc.stats().active_bytes.current == 0);
   REQUIRE(fake.raw_allocs() == 1);
 
   // Recording the allocation stream itself, or null, changes nothing.
-  void* u = alloc.allocate(4096, a);
+  void* u = alloc.allocate(kSize, a);
   alloc.record_stream(u, a);
   alloc.record_stream(nullptr, b);
   fake.submit_work(a.native());
   alloc.deallocate(u);
-  REQUIRE(alloc.allocate(4096, a) == u);
+  REQUIRE(alloc.allocate(kSize, a) == u);
   alloc.deallocate(u);
   fake.complete_stream(a.native());
 }

@@ -85,15 +85,18 @@ TEST_CASE("allocator: blocks split within a segment and merge back when freed") 
   CachingAllocator alloc(fake_device_id(), &fake);
   const Stream s = default_stream();
 
-  void* a = alloc.allocate(1000, s);
-  void* b = alloc.allocate(1000, s);
+  // Pieces above RecentBins::kMaxSize merge as soon as they are freed.
+  constexpr size_t kPiece = 20 * KiB;
+  void* a = alloc.allocate(kPiece - 100, s);
+  void* b = alloc.allocate(kPiece - 100, s);
   REQUIRE(fake.raw_allocs() == 1);  // both in one 2 MiB segment
-  REQUIRE(static_cast<char*>(b) == static_cast<char*>(a) + 1024);
-  REQUIRE(alloc.stats().inactive_split_bytes.current == static_cast<int64_t>(2 * MiB - 2048));
+  REQUIRE(static_cast<char*>(b) == static_cast<char*>(a) + kPiece);
+  REQUIRE(alloc.stats().inactive_split_bytes.current ==
+          static_cast<int64_t>(2 * MiB - 2 * kPiece));
 
   alloc.deallocate(a);
   // a's block is free but cannot merge yet: b sits between it and the rest.
-  REQUIRE(alloc.stats().inactive_split_bytes.current == static_cast<int64_t>(2 * MiB - 1024));
+  REQUIRE(alloc.stats().inactive_split_bytes.current == static_cast<int64_t>(2 * MiB - kPiece));
   alloc.deallocate(b);
   // All three pieces merged: the segment is whole again.
   REQUIRE(alloc.stats().inactive_split_bytes.current == 0);
@@ -118,6 +121,78 @@ TEST_CASE("allocator: blocks split within a segment and merge back when freed") 
   REQUIRE(alloc.stats().allocated_bytes.current == static_cast<int64_t>(2 * MiB));
   REQUIRE(alloc.stats().inactive_split_bytes.current == static_cast<int64_t>(18 * MiB));
   alloc.deallocate(l2);
+  require_consistent_with_device(alloc, fake);
+}
+
+TEST_CASE("allocator: a small block freed a moment ago serves the next request of its size") {
+  FakeDevice& fake = fresh_fake();
+  CachingAllocator alloc(fake_device_id(), &fake);
+  const Stream s = default_stream();
+
+  void* a = alloc.allocate(1000, s);
+  void* b = alloc.allocate(1000, s);
+  alloc.deallocate(a);
+  // Free in every statistic, though kept whole rather than merged.
+  AllocatorStats st = alloc.stats();
+  REQUIRE(st.allocated_bytes.current == 1024);
+  REQUIRE(st.active_bytes.current == 1024);
+  REQUIRE(st.inactive_split_bytes.current == static_cast<int64_t>(2 * MiB - 1024));
+  // Freed memory is not a live block, whatever keeps it.
+  REQUIRE_FALSE(alloc.allocated_block_containing(reinterpret_cast<uintptr_t>(a), 1));
+  REQUIRE(alloc.allocate(1000, s) == a);
+  REQUIRE(alloc.stats().active_bytes.current == 2048);
+  REQUIRE(alloc.stats().inactive_split_bytes.current == static_cast<int64_t>(2 * MiB - 2048));
+  REQUIRE(alloc.allocated_block_containing(reinterpret_cast<uintptr_t>(a), 1000)->address ==
+          reinterpret_cast<uintptr_t>(a));
+
+  // Up to RecentBins::kDepth (4) a size are kept, and served newest
+  // first; the blocks freed when those are full merge at once.
+  std::vector<void*> blocks;
+  for (int i = 0; i < 6; ++i) blocks.push_back(alloc.allocate(4096, s));
+  for (void* p : blocks) alloc.deallocate(p);
+  for (int i = 3; i >= 0; --i) REQUIRE(alloc.allocate(4096, s) == blocks[i]);
+  // blocks[4] and [5] merged with the rest of the segment; best fit cuts
+  // the next 4 KiB from the start of that free range.
+  REQUIRE(alloc.allocate(4096, s) == blocks[4]);
+  for (int i = 0; i < 5; ++i) alloc.deallocate(blocks[i]);
+
+  // A snapshot merges what is kept: no two free neighbours, and with a and
+  // b freed the segment is one free block.
+  alloc.deallocate(a);
+  alloc.deallocate(b);
+  REQUIRE(alloc.stats().active_bytes.current == 0);
+  const std::vector<SegmentSnapshot> segments = alloc.snapshot();
+  REQUIRE(segments.size() == 1);
+  REQUIRE(segments[0].blocks.size() == 1);
+  REQUIRE(segments[0].blocks[0].state == BlockState::kFree);
+  REQUIRE(alloc.stats().inactive_split_bytes.current == 0);
+  REQUIRE(alloc.allocate(MiB, s) == a);  // the largest small request, from its start
+  REQUIRE(fake.raw_allocs() == 1);
+  alloc.deallocate(a);
+
+  // empty_cache returns a segment whose last pieces are kept whole.
+  void* c = alloc.allocate(1000, s);
+  alloc.deallocate(c);
+  alloc.empty_cache();
+  REQUIRE(fake.raw_frees() == 1);
+  REQUIRE(alloc.stats().reserved_bytes.current == 0);
+  REQUIRE(alloc.stats().inactive_split_bytes.current == 0);
+  require_consistent_with_device(alloc, fake);
+}
+
+TEST_CASE("allocator: out of memory merges the small blocks kept whole and retries") {
+  FakeDevice& fake = fresh_fake();
+  fake.set_capacity(g_used_at_start + 20 * MiB);
+  CachingAllocator alloc(fake_device_id(), &fake);
+  const Stream s = default_stream();
+
+  void* p = alloc.allocate(1000, s);
+  alloc.deallocate(p);  // kept whole: its 2 MiB segment is not wholly free yet
+  // 2 MiB cached + a 20 MiB segment > 20 MiB.
+  void* big = alloc.allocate(19 * MiB, s);
+  REQUIRE(alloc.stats().num_alloc_retries == 1);
+  REQUIRE(fake.raw_frees() == 1);
+  alloc.deallocate(big);
   require_consistent_with_device(alloc, fake);
 }
 
