@@ -69,6 +69,45 @@ DType compute_dtype(Op op, DType common, const Operand& a, const Operand& b) {
   return common;
 }
 
+// pow(x, e) for the integer exponents that models use most (squares in
+// norms and losses), as a multiply or a reciprocal: a general pow costs
+// tens of times as much. These give IEEE pow's values, signed zeros and
+// infinities included ((1 / x)^2 is within 2 ulp of pow(x, -2)). 0.5 is
+// left to pow: sqrt differs at -0 and -inf. Each form reads x once per
+// pass and writes elementwise, so dst may be x itself (pow_).
+enum class PowForm { kGeneral, kSquare, kReciprocal, kInverseSquare };
+
+PowForm pow_form(Op op, const Operand& a, const Operand& b, DType dtype) {
+  if (op != Op::kPow || !a.t || b.t || !is_floating(dtype) || b.s.is_bool()) {
+    return PowForm::kGeneral;
+  }
+  const double e = b.s.to<double>();
+  if (e == 2.0) return PowForm::kSquare;
+  if (e == -1.0) return PowForm::kReciprocal;
+  if (e == -2.0) return PowForm::kInverseSquare;
+  return PowForm::kGeneral;
+}
+
+void run_pow_form(PowForm form, Device device, Tensor& dst, const Tensor& x) {
+  using kernels::UnaryOp;
+  auto unary = [&](UnaryOp u, const Tensor& in) {
+    call_kernel<kernels::Unary>(device, u, dst, in, Scalar(0), Scalar(0));
+  };
+  switch (form) {
+    case PowForm::kSquare:
+      call_kernel<kernels::Binary>(device, kernels::BinaryOp::kMul, dst, x, x, Scalar(1));
+      return;
+    case PowForm::kReciprocal: return unary(UnaryOp::kReciprocal, x);
+    case PowForm::kInverseSquare:
+      // (1 / x)^2 rather than 1 / x^2: x^2 overflows for x above 1.8e19,
+      // where x^-2 is still a (denormal) float.
+      unary(UnaryOp::kReciprocal, x);
+      call_kernel<kernels::Binary>(device, kernels::BinaryOp::kMul, dst, dst, dst, Scalar(1));
+      return;
+    case PowForm::kGeneral: break;
+  }
+}
+
 Tensor binary_value(Op op, const Operand& a, const Operand& b, Target target, Scalar p0 = 0) {
   const Info i = info(op);
   TESSERA_CHECK(a.t || b.t, ValueError, i.name, ": needs a tensor operand");
@@ -97,8 +136,10 @@ Tensor binary_value(Op op, const Operand& a, const Operand& b, Target target, Sc
     Tensor t = x.t ? prepare_operand(*x.t, device, dtype) : pointwise::scalar_tensor(x.s, dtype, device);
     return t.expand(shape);
   };
+  const PowForm form = pow_form(op, a, b, dtype);
   return pointwise::deliver_value(i.name, target, shape, result, device, {a.t, b.t},
                                   [&](Tensor& dst) {
+    if (form != PowForm::kGeneral) return run_pow_form(form, device, dst, operand(a));
     call_kernel<kernels::PointwiseBinary>(device, op, dst, operand(a), operand(b), p0);
   });
 }

@@ -8,6 +8,7 @@
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/pointwise_loops.h"
 #include "devices/cpu/kernels/vec_activation.h"
+#include "devices/cpu/kernels/vec_math.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -34,8 +35,8 @@ inline C nan_min(C x, C hi) {
   return x > hi ? hi : x;
 }
 
-// tanh, sigmoid and gelu of float32 tensors on the vector helpers
-// (vec_activation.h): contiguous tensors as one flat run, others row by
+// The activations, exp, log and erf of float32 tensors on the vector
+// helpers (vec_activation.h, vec_math.h): contiguous tensors as one flat run, others row by
 // row (a view such as an LSTM's gate block has contiguous rows), rows with
 // strides staged through a float block; false leaves the call to the
 // generic loops.
@@ -74,6 +75,16 @@ bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
     vector_map(out, in, [](vec::f32v x) { return vec::sigmoid_v(x); });
   } else if (op == UnaryOp::kGelu) {
     vector_map(out, in, [](vec::f32v x) { return vec::gelu_v(x); });
+  } else if (op == UnaryOp::kGeluTanh) {
+    vector_map(out, in, [](vec::f32v x) { return vec::gelu_tanh_v(x); });
+  } else if (op == UnaryOp::kSilu) {
+    vector_map(out, in, [](vec::f32v x) { return vec::silu_v(x); });
+  } else if (op == UnaryOp::kExp) {
+    vector_map(out, in, [](vec::f32v x) { return vec::exp_v(x); });
+  } else if (op == UnaryOp::kLog) {
+    vector_map(out, in, [](vec::f32v x) { return vec::log_v(x); });
+  } else if (op == UnaryOp::kErf) {
+    vector_map(out, in, [](vec::f32v x) { return vec::erf_v(x); });
   } else {
     return false;
   }

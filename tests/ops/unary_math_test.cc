@@ -1,0 +1,143 @@
+// The float32 transcendental unary ops (exp, log, erf, silu, gelu with
+// tanh, and pow's integer-exponent shortcuts) against double-precision references,
+// in ulps: the CPU device computes them on vector code of its own
+// (devices/cpu/kernels/vec_math.h), so every region of each function is
+// swept here, with denormals, infinities, NaN and signed zeros, through
+// contiguous tensors (the vector path) and strided ones (staged rows).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/ops/ops.h"
+#include "tests/ops/reference.h"
+
+using namespace tessera;
+using namespace tessera::testing;
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// Distance in units of the last place between two floats of one sign
+// (both NaN: 0; a NaN and a number, or different infinities: huge).
+int64_t ulps(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b) ? 0 : INT64_MAX;
+  if (a == b) return 0;
+  if (std::isinf(a) || std::isinf(b)) return INT64_MAX;
+  auto key = [](float f) {
+    int32_t i;
+    std::memcpy(&i, &f, sizeof i);
+    return i < 0 ? int64_t{INT32_MIN} - i : int64_t{i};  // monotone over all floats
+  };
+  const int64_t d = key(a) - key(b);
+  return d < 0 ? -d : d;
+}
+
+// Arguments: a geometric sweep of both signs from the least denormal to
+// FLT_MAX, a dense linear sweep of [-lin, lin], and the special values.
+std::vector<float> sweep(float lin) {
+  std::vector<float> v;
+  for (double m = 1.4e-45; m < 3.4e38; m *= 1.37) {
+    v.push_back(static_cast<float>(m));
+    v.push_back(static_cast<float>(-m));
+  }
+  for (int i = -4000; i <= 4000; ++i) v.push_back(lin * static_cast<float>(i) / 4000.0f);
+  for (float s : {0.0f, -0.0f, kInf, -kInf, kNaN, 1.0f, -1.0f, 0.5f, -0.5f}) v.push_back(s);
+  return v;
+}
+
+struct Case {
+  const char* name;
+  std::function<Tensor(const Tensor&)> op;
+  std::function<double(double)> reference;
+  int64_t max_ulps;
+  double abs_tol;  // passes too when |actual - exact| is below this (results near 0)
+};
+
+// Runs op on x (contiguous, then as every other element of a wider
+// tensor) and compares each result with the reference rounded to float.
+void check(const Case& c, const std::vector<float>& x) {
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<double> xd(x.begin(), x.end());
+  Tensor contiguous = make_tensor(xd, {n});
+  std::vector<double> wide(2 * n, 0.0);
+  for (int64_t i = 0; i < n; ++i) wide[2 * i] = xd[i];
+  Tensor strided = make_tensor(wide, {n, 2}).select(1, 0);
+  for (const Tensor& in : {contiguous, strided}) {
+    const std::vector<double> got = to_doubles(c.op(in));
+    int failures = 0;
+    std::string report;
+    for (int64_t i = 0; i < n; ++i) {
+      const double exact = c.reference(static_cast<double>(x[i]));
+      const float expected = static_cast<float>(exact);
+      const float actual = static_cast<float>(got[i]);
+      const bool ok = ulps(actual, expected) <= c.max_ulps ||
+                      (std::isfinite(exact) && std::fabs(actual - exact) <= c.abs_tol);
+      const bool sign_ok = !(expected == 0.0f && actual == 0.0f) ||
+                           std::signbit(expected) == std::signbit(actual);
+      if ((!ok || !sign_ok) && ++failures <= 5) {
+        report += std::string(c.name) + "(" + std::to_string(x[i]) + ") = " +
+                  std::to_string(actual) + ", expected " + std::to_string(expected) + " (" +
+                  std::to_string(ulps(actual, expected)) + " ulp)\n";
+      }
+    }
+    INFO(report);
+    CHECK(failures == 0);
+  }
+}
+
+double silu_ref(double x) { return x / (1.0 + std::exp(-x)); }
+double gelu_tanh_ref(double x) {
+  const double u = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+  return 0.5 * x * (1.0 + std::tanh(u));
+}
+
+}  // namespace
+
+TEST_CASE("unary math: exp, log and erf of float32 within 2 ulp over their range") {
+  check({"exp", [](const Tensor& t) { return tessera::exp(t); },
+         [](double x) { return std::exp(x); }, 2, 0.0},
+        sweep(110.0f));
+  check({"log", [](const Tensor& t) { return tessera::log(t); },
+         [](double x) { return std::log(x); }, 2, 0.0},
+        sweep(4.0f));
+  check({"erf", [](const Tensor& t) { return tessera::erf(t); },
+         [](double x) { return std::erf(x); }, 2, 0.0},
+        sweep(6.0f));
+}
+
+TEST_CASE("unary math: silu and tanh-approximated gelu of float32") {
+  // Relative to the value, except where the exact value is so small that
+  // float's own rounding of the intermediate terms dominates.
+  check({"silu", [](const Tensor& t) { return tessera::silu(t); }, silu_ref, 4, 1e-30},
+        sweep(100.0f));
+  check({"gelu(tanh)", [](const Tensor& t) { return tessera::gelu(t, "tanh"); }, gelu_tanh_ref,
+         4, 1e-6},
+        sweep(12.0f));
+}
+
+TEST_CASE("unary math: pow's exponents 2, -1 and -2 give IEEE pow's values") {
+  const std::vector<float> x = sweep(8.0f);
+  for (double e : {2.0, -1.0, -2.0, 0.5, 3.0}) {
+    // pow(x, -2) is (1 / x)^2: two roundings, the first doubled.
+    check({"pow", [e](const Tensor& t) { return tessera::pow(t, e); },
+           [e](double v) { return std::pow(v, e); }, e == -2.0 ? 2 : 1, 0.0},
+          x);
+  }
+  // In place: the result overwrites the operand it reads.
+  Tensor t = make_tensor({3.0, -2.0, 0.5}, {3});
+  tessera::pow_(t, 2.0);
+  CHECK(to_doubles(t) == std::vector<double>{9.0, 4.0, 0.25});
+  tessera::pow_(t, -2.0);
+  CHECK(to_doubles(t) == std::vector<double>{1.0f / 81.0f, 1.0 / 16.0, 16.0});
+  // Integer tensors keep the integer kernel (and its checks).
+  Tensor i = make_tensor({3.0, -2.0}, {2}, DType::kI64);
+  CHECK(to_doubles(tessera::pow(i, 2)) == std::vector<double>{9.0, 4.0});
+}
