@@ -50,6 +50,11 @@ TORCH_GOALS = {
     "mul_f32_16M": 0.9,
     "add_out_f32_16M": None,
     "mul_out_f32_16M": None,
+    "exp_f32_4M": 0.9,
+    "log_f32_4M": 0.9,
+    "gelu_f32_4M": 0.9,
+    "gelu_tanh_f32_4M": 0.9,
+    "silu_f32_4M": 0.9,
     "matmul_f32_512": 0.9,
     "matmul_f32_1024": 0.9,
     "matmul_f32_2048": 0.9,
@@ -108,6 +113,14 @@ def torch_benchmarks(torch):
     c = torch.empty(n)
     out.append(("add_out_f32_16M", "GB/s", 3.0 * 4 * n, lambda: torch.add(a, b, out=c)))
     out.append(("mul_out_f32_16M", "GB/s", 3.0 * 4 * n, lambda: torch.mul(a, b, out=c)))
+    n = 1 << 22
+    t = randn(n)
+    positive = t.abs() + 0.1
+    out.append(("exp_f32_4M", "GB/s", 2.0 * 4 * n, lambda: torch.exp(t)))
+    out.append(("log_f32_4M", "GB/s", 2.0 * 4 * n, lambda: torch.log(positive)))
+    out.append(("gelu_f32_4M", "GB/s", 2.0 * 4 * n, lambda: F.gelu(t)))
+    out.append(("gelu_tanh_f32_4M", "GB/s", 2.0 * 4 * n, lambda: F.gelu(t, approximate="tanh")))
+    out.append(("silu_f32_4M", "GB/s", 2.0 * 4 * n, lambda: F.silu(t)))
     for m in (512, 1024, 2048):
         x, y = randn(m, m), randn(m, m)
         out.append((f"matmul_f32_{m}", "GFLOP/s", 2.0 * m ** 3,

@@ -334,6 +334,24 @@ std::vector<Result> op_benches() {
     out.push_back(run_bench("mul_out_f32_16M", "mul_out(c, a, b)", shape_str({n}), "GB/s",
                             bytes, mul_out_call(c, a, b)));
   }
+  {  // Transcendental elementwise ops, 4M elements (in cache on most
+     // machines, so the math is timed, not DRAM): bytes = read + write.
+    const int64_t n = int64_t{1} << 22;
+    const Tensor x = randn({n}, f32);
+    const Tensor positive = add(abs(x), 0.1);
+    const double bytes = 2.0 * 4.0 * static_cast<double>(n);
+    const std::string shape = shape_str({n});
+    out.push_back(run_bench("exp_f32_4M", "exp(x)", shape, "GB/s", bytes,
+                            OpCall([&] { return exp(x); })));
+    out.push_back(run_bench("log_f32_4M", "log(|x| + 0.1)", shape, "GB/s", bytes,
+                            OpCall([&] { return log(positive); })));
+    out.push_back(run_bench("gelu_f32_4M", "gelu(x)", shape, "GB/s", bytes,
+                            OpCall([&] { return gelu(x); })));
+    out.push_back(run_bench("gelu_tanh_f32_4M", "gelu(x, tanh)", shape, "GB/s", bytes,
+                            OpCall([&] { return gelu(x, "tanh"); })));
+    out.push_back(run_bench("silu_f32_4M", "silu(x)", shape, "GB/s", bytes,
+                            OpCall([&] { return silu(x); })));
+  }
   for (int64_t n : {512, 1024, 2048}) {  // Square GEMM: 2 n^3 flops.
     const Tensor a = randn({n, n}, f32), b = randn({n, n}, f32);
     const double flops = 2.0 * static_cast<double>(n) * n * n;

@@ -1,5 +1,5 @@
-// The float32 transcendental unary ops (exp, log, erf, silu, gelu with
-// tanh, and pow's integer-exponent shortcuts) against double-precision references,
+// The float32 transcendental unary ops (exp, expm1, log, log1p, erf, sin,
+// cos, silu, gelu with tanh, and pow's integer-exponent shortcuts) against double-precision references,
 // in ulps: the CPU device computes them on vector code of its own
 // (devices/cpu/kernels/vec_math.h), so every region of each function is
 // swept here, with denormals, infinities, NaN and signed zeros, through
@@ -111,6 +111,31 @@ TEST_CASE("unary math: exp, log and erf of float32 within 2 ulp over their range
   check({"erf", [](const Tensor& t) { return tessera::erf(t); },
          [](double x) { return std::erf(x); }, 2, 0.0},
         sweep(6.0f));
+}
+
+TEST_CASE("unary math: expm1 and log1p of float32 within 2 ulp, small arguments included") {
+  check({"expm1", [](const Tensor& t) { return tessera::expm1(t); },
+         [](double x) { return std::expm1(x); }, 2, 0.0},
+        sweep(2.0f));
+  check({"log1p", [](const Tensor& t) { return tessera::log1p(t); },
+         [](double x) { return std::log1p(x); }, 2, 0.0},
+        sweep(1.5f));
+}
+
+TEST_CASE("unary math: sin and cos of float32 within 2 ulp, large arguments included") {
+  // The sweep reaches past 8192 (the vector reduction's limit) to FLT_MAX.
+  check({"sin", [](const Tensor& t) { return tessera::sin(t); },
+         [](double x) { return std::sin(x); }, 2, 0.0},
+        sweep(40.0f));
+  check({"cos", [](const Tensor& t) { return tessera::cos(t); },
+         [](double x) { return std::cos(x); }, 2, 0.0},
+        sweep(40.0f));
+  // Near the reduction's limit, where k pi/2 must stay exact.
+  std::vector<float> near_limit;
+  for (int i = 0; i < 4000; ++i) near_limit.push_back(8192.0f - 0.0123f * static_cast<float>(i));
+  check({"sin", [](const Tensor& t) { return tessera::sin(t); },
+         [](double x) { return std::sin(x); }, 2, 0.0},
+        near_limit);
 }
 
 TEST_CASE("unary math: silu and tanh-approximated gelu of float32") {

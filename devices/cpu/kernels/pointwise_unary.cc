@@ -85,6 +85,14 @@ bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
     vector_map(out, in, [](vec::f32v x) { return vec::log_v(x); });
   } else if (op == UnaryOp::kErf) {
     vector_map(out, in, [](vec::f32v x) { return vec::erf_v(x); });
+  } else if (op == UnaryOp::kExpm1) {
+    vector_map(out, in, [](vec::f32v x) { return vec::expm1_v(x); });
+  } else if (op == UnaryOp::kLog1p) {
+    vector_map(out, in, [](vec::f32v x) { return vec::log1p_v(x); });
+  } else if (op == UnaryOp::kSin) {
+    vector_map(out, in, [](vec::f32v x) { return vec::sin_cos_v<false>(x); });
+  } else if (op == UnaryOp::kCos) {
+    vector_map(out, in, [](vec::f32v x) { return vec::sin_cos_v<true>(x); });
   } else {
     return false;
   }
