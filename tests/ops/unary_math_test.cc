@@ -1,5 +1,6 @@
 // The float32 transcendental unary ops (exp, expm1, log, log1p, erf, sin,
-// cos, silu, gelu with tanh, and pow's integer-exponent shortcuts) against double-precision references,
+// cos, silu, gelu with tanh, the gelu and silu gradients, and pow's
+// integer-exponent shortcuts) against double-precision references,
 // in ulps: the CPU device computes them on vector code of its own
 // (devices/cpu/kernels/vec_math.h), so every region of each function is
 // swept here, with denormals, infinities, NaN and signed zeros, through
@@ -59,6 +60,7 @@ struct Case {
   std::function<double(double)> reference;
   int64_t max_ulps;
   double abs_tol;  // passes too when |actual - exact| is below this (results near 0)
+  bool zero_sign = true;  // a zero result must carry the reference's sign
 };
 
 // Runs op on x (contiguous, then as every other element of a wider
@@ -80,7 +82,7 @@ void check(const Case& c, const std::vector<float>& x) {
       const float actual = static_cast<float>(got[i]);
       const bool ok = ulps(actual, expected) <= c.max_ulps ||
                       (std::isfinite(exact) && std::fabs(actual - exact) <= c.abs_tol);
-      const bool sign_ok = !(expected == 0.0f && actual == 0.0f) ||
+      const bool sign_ok = !c.zero_sign || !(expected == 0.0f && actual == 0.0f) ||
                            std::signbit(expected) == std::signbit(actual);
       if ((!ok || !sign_ok) && ++failures <= 5) {
         report += std::string(c.name) + "(" + std::to_string(x[i]) + ") = " +
@@ -146,6 +148,45 @@ TEST_CASE("unary math: silu and tanh-approximated gelu of float32") {
   check({"gelu(tanh)", [](const Tensor& t) { return tessera::gelu(t, "tanh"); }, gelu_tanh_ref,
          4, 1e-6},
         sweep(12.0f));
+}
+
+TEST_CASE("unary math: the gelu and silu gradients of float32") {
+  // With a gradient of ones, the derivative itself; within a few ulp, or
+  // 1e-6 absolute where the derivative nears 0 and float's rounding of
+  // the terms dominates (and there the sign of a zero means nothing).
+  // The tanh form cubes x: past |x| = 1e12 float overflows to inf * 0 =
+  // NaN, as in PyTorch's kernel, so the sweep stops there for it.
+  std::vector<float> moderate;
+  for (float v : sweep(12.0f)) {
+    if (!(std::fabs(v) > 1e12f)) moderate.push_back(v);
+  }
+  auto with_ones = [](auto gradient) {
+    return [gradient](const Tensor& x) { return gradient(ones_like(x), x); };
+  };
+  const double inv_sqrt2 = 0.70710678118654752440, inv_sqrt_2pi = 0.39894228040143267794;
+  check({"gelu_backward",
+         with_ones([](const Tensor& g, const Tensor& x) { return gelu_backward(g, x); }),
+         [&](double x) {
+           return 0.5 * std::erfc(-x * inv_sqrt2) + x * inv_sqrt_2pi * std::exp(-0.5 * x * x);
+         },
+         4, 1e-6, false},
+        sweep(12.0f));
+  check({"gelu_backward(tanh)",
+         with_ones([](const Tensor& g, const Tensor& x) { return gelu_backward(g, x, "tanh"); }),
+         [](double x) {
+           const double k = 0.79788456080286535588, t = std::tanh(k * (x + 0.044715 * x * x * x));
+           return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x);
+         },
+         4, 2e-6, false},  // 1 - tanh^2 is 0 in float from |u| = 9 on
+        moderate);
+  check({"silu_backward",
+         with_ones([](const Tensor& g, const Tensor& x) { return silu_backward(g, x); }),
+         [](double x) {
+           const double s = 1.0 / (1.0 + std::exp(-x));
+           return s * (1.0 + x * (1.0 - s));
+         },
+         4, 1e-6, false},
+        sweep(100.0f));
 }
 
 TEST_CASE("unary math: pow's exponents 2, -1 and -2 give IEEE pow's values") {

@@ -11,17 +11,32 @@
 #include <cstring>
 #include <type_traits>
 
+// The vector width. Every source compiles for x86-64-v3 (AVX2): 8 floats.
+// The sources built for AVX-512 as well (their names end in _avx512, see
+// unary_rows_avx512.cc; called only where CPUID says so) define
+// TESSERA_CPU_VEC_512 and get 16. Each width lives in its own inline
+// namespace, so that the two builds of an inline function are two
+// symbols: the linker can never hand AVX-512 code to an AVX2 caller.
+#if defined(TESSERA_CPU_VEC_512)
+#define TESSERA_CPU_VEC_ABI avx512
+#define TESSERA_CPU_VEC_BYTES 64
+#else
+#define TESSERA_CPU_VEC_ABI avx2
+#define TESSERA_CPU_VEC_BYTES 32
+#endif
+
 namespace tessera::cpu::vec {
+inline namespace TESSERA_CPU_VEC_ABI {
 
 inline constexpr int kLanes = 16;  // partial sums of the scalar-typed loops
-inline constexpr int kVec = 8;     // floats per vector below (one AVX2 register)
+inline constexpr int kVec = TESSERA_CPU_VEC_BYTES / 4;  // floats per vector below
 
 // GCC / Clang vector extensions: plain loops over lane arrays do not
 // vectorize reliably (the exp below stayed scalar), these always do. 32
-// bytes: wider types are split badly on AVX2 machines (compares went
-// scalar), and AVX-512 machines run them fine.
-typedef float f32v __attribute__((vector_size(32)));
-typedef int32_t i32v __attribute__((vector_size(32)));
+// bytes unless built for AVX-512: wider types are split badly on AVX2
+// machines (compares went scalar).
+typedef float f32v __attribute__((vector_size(TESSERA_CPU_VEC_BYTES)));
+typedef int32_t i32v __attribute__((vector_size(TESSERA_CPU_VEC_BYTES)));
 
 inline f32v loadv(const float* p) {
   f32v v;
@@ -148,4 +163,5 @@ inline C lane_sum_sq_dev(const C* __restrict x, int64_t n, C c) {
   }
 }
 
+}  // namespace TESSERA_CPU_VEC_ABI
 }  // namespace tessera::cpu::vec

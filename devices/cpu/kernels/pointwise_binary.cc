@@ -10,9 +10,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "devices/cpu/kernels/avx512/vec_rows_avx512.h"
+#include "devices/cpu/kernels/cpu_isa.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/pointwise_loops.h"
-#include "devices/cpu/kernels/vec_activation.h"
+#include "devices/cpu/kernels/vec_rows.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -137,38 +139,26 @@ void compare(Op op, Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 // The transcendental activation gradients of contiguous float32 tensors
-// on the vector helpers (vec_activation.h): glibc's scalar erf, exp and
-// tanh cost about 10 ns an element, and a transformer's backward runs one
-// of these over every feed-forward activation. False leaves the call to
-// the generic loops (other layouts and dtypes, other ops).
+// on vector code (vec_rows.h), 16 lanes where the CPU has AVX-512 and 8
+// otherwise: glibc's scalar erf, exp and tanh cost about 10 ns an element,
+// and a transformer's backward runs one of these over every feed-forward
+// activation. False leaves the call to the generic loops (other layouts
+// and dtypes, other ops).
 bool vector_gradient(Op op, Tensor& out, const Tensor& a, const Tensor& b) {
-  if (out.dtype() != DType::kF32 || !out.is_contiguous() || !a.is_contiguous() ||
-      !b.is_contiguous() || a.sizes() != out.sizes() || b.sizes() != out.sizes()) {
+  if (!vec::has_gradient_row(op) || out.dtype() != DType::kF32 || !out.is_contiguous() ||
+      !a.is_contiguous() || !b.is_contiguous() || a.sizes() != out.sizes() ||
+      b.sizes() != out.sizes()) {
     return false;
   }
+  using GradientRow = void (*)(Op, const float*, const float*, float*, int64_t);
+  static const GradientRow row = cpu_has_avx512() ? &gradient_row_avx512 : &vec::gradient_row;
   const auto* g = static_cast<const float*>(a.data_ptr());
   const auto* x = static_cast<const float*>(b.data_ptr());
   auto* y = static_cast<float*>(out.data_ptr());
-  const int64_t n = out.numel();
-  // Lambdas, not function pointers, so the loops inline the math.
-  switch (op) {
-    case Op::kGeluBackward:
-      vec::map2_contiguous(g, x, y, n, [](vec::f32v u, vec::f32v v) {
-        return vec::gelu_backward_v(u, v);
-      });
-      return true;
-    case Op::kGeluTanhBackward:
-      vec::map2_contiguous(g, x, y, n, [](vec::f32v u, vec::f32v v) {
-        return vec::gelu_tanh_backward_v(u, v);
-      });
-      return true;
-    case Op::kSiluBackward:
-      vec::map2_contiguous(g, x, y, n, [](vec::f32v u, vec::f32v v) {
-        return vec::silu_backward_v(u, v);
-      });
-      return true;
-    default: return false;
-  }
+  parallel_for_range(out.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+    row(op, g + begin, x + begin, y + begin, end - begin);
+  });
+  return true;
 }
 
 template <typename T>

@@ -5,10 +5,11 @@
 #include <limits>
 #include <type_traits>
 
+#include "devices/cpu/kernels/avx512/vec_rows_avx512.h"
+#include "devices/cpu/kernels/cpu_isa.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/pointwise_loops.h"
-#include "devices/cpu/kernels/vec_activation.h"
-#include "devices/cpu/kernels/vec_math.h"
+#include "devices/cpu/kernels/vec_rows.h"
 #include "runtime/core/error.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -35,67 +36,44 @@ inline C nan_min(C x, C hi) {
   return x > hi ? hi : x;
 }
 
-// The activations, exp, log and erf of float32 tensors on the vector
-// helpers (vec_activation.h, vec_math.h): contiguous tensors as one flat run, others row by
-// row (a view such as an LSTM's gate block has contiguous rows), rows with
-// strides staged through a float block; false leaves the call to the
-// generic loops.
-template <typename F>
-void vector_map(Tensor& out, const Tensor& in, F f) {
+// The float32 ops of vec_rows.h on vector code, 16 lanes where the
+// CPU has AVX-512 and 8 otherwise: contiguous tensors as one flat run in
+// parallel, others row by row (a view such as an LSTM's gate block has
+// contiguous rows), rows with strides staged through a float block; false
+// leaves the call to the generic loops.
+using UnaryRow = void (*)(UnaryOp, const float*, float*, int64_t);
+
+UnaryRow unary_row_for_this_cpu() {
+  static const UnaryRow row = cpu_has_avx512() ? &unary_row_avx512 : &vec::unary_row;
+  return row;
+}
+
+bool vector_unary(UnaryOp op, Tensor& out, const Tensor& in) {
+  if (!vec::has_unary_row(op)) return false;
+  const UnaryRow row = unary_row_for_this_cpu();
   const float* x = static_cast<const float*>(in.data_ptr());
   float* y = static_cast<float*>(out.data_ptr());
   if (in.is_contiguous() && out.is_contiguous() && out.sizes() == in.sizes()) {
-    vec::map_contiguous(x, y, in.numel(), f);
-    return;
+    parallel_for_range(in.numel(), kElementwiseGrain, [&](int64_t begin, int64_t end) {
+      row(op, x + begin, y + begin, end - begin);
+    });
+    return true;
   }
   StridedIter<2> it({&out, &in}, "unary");
   it.run({reinterpret_cast<char*>(y), const_cast<char*>(reinterpret_cast<const char*>(x))},
-         [&f](char* const* p, const int64_t* s, int64_t n) {
+         [&](char* const* p, const int64_t* s, int64_t n) {
            if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-             vec::map_row(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]),
-                          n, f);
+             row(op, reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
              return;
            }
            float block[kStageBlock];
            for (int64_t i0 = 0; i0 < n; i0 += kStageBlock) {
              const int64_t m = std::min(kStageBlock, n - i0);
              for (int64_t i = 0; i < m; ++i) block[i] = at<const float>(p[1], s[1], i0 + i);
-             vec::map_row(block, block, m, f);
+             row(op, block, block, m);
              for (int64_t i = 0; i < m; ++i) at<float>(p[0], s[0], i0 + i) = block[i];
            }
          });
-}
-
-bool vector_activation(UnaryOp op, Tensor& out, const Tensor& in) {
-  // Lambdas, not function pointers: the map loops then inline the math
-  // instead of calling it for every vector.
-  if (op == UnaryOp::kTanh) {
-    vector_map(out, in, [](vec::f32v x) { return vec::tanh_v(x); });
-  } else if (op == UnaryOp::kSigmoid) {
-    vector_map(out, in, [](vec::f32v x) { return vec::sigmoid_v(x); });
-  } else if (op == UnaryOp::kGelu) {
-    vector_map(out, in, [](vec::f32v x) { return vec::gelu_v(x); });
-  } else if (op == UnaryOp::kGeluTanh) {
-    vector_map(out, in, [](vec::f32v x) { return vec::gelu_tanh_v(x); });
-  } else if (op == UnaryOp::kSilu) {
-    vector_map(out, in, [](vec::f32v x) { return vec::silu_v(x); });
-  } else if (op == UnaryOp::kExp) {
-    vector_map(out, in, [](vec::f32v x) { return vec::exp_v(x); });
-  } else if (op == UnaryOp::kLog) {
-    vector_map(out, in, [](vec::f32v x) { return vec::log_v(x); });
-  } else if (op == UnaryOp::kErf) {
-    vector_map(out, in, [](vec::f32v x) { return vec::erf_v(x); });
-  } else if (op == UnaryOp::kExpm1) {
-    vector_map(out, in, [](vec::f32v x) { return vec::expm1_v(x); });
-  } else if (op == UnaryOp::kLog1p) {
-    vector_map(out, in, [](vec::f32v x) { return vec::log1p_v(x); });
-  } else if (op == UnaryOp::kSin) {
-    vector_map(out, in, [](vec::f32v x) { return vec::sin_cos_v<false>(x); });
-  } else if (op == UnaryOp::kCos) {
-    vector_map(out, in, [](vec::f32v x) { return vec::sin_cos_v<true>(x); });
-  } else {
-    return false;
-  }
   return true;
 }
 
@@ -104,7 +82,7 @@ void float_unary(UnaryOp op, Tensor& out, const Tensor& in, const Scalar& p0, co
   using C = compute_t<T>;
   const char* n = "unary";
   if constexpr (std::is_same_v<T, float>) {
-    if (vector_activation(op, out, in)) return;
+    if (vector_unary(op, out, in)) return;
   }
   switch (op) {
     case UnaryOp::kNeg: return map1<T, T>(out, in, [](C x) { return -x; }, n);

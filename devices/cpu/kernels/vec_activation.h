@@ -10,9 +10,9 @@
 #include <cstdint>
 
 #include "devices/cpu/kernels/normalization_vec.h"
-#include "devices/cpu/kernels/parallel.h"
 
 namespace tessera::cpu::vec {
+inline namespace TESSERA_CPU_VEC_ABI {
 
 inline i32v splat_sign_mask() { return i32v{} + INT32_MIN; }
 inline i32v bitsv(f32v v) { return reinterpret_cast<i32v>(v); }
@@ -52,7 +52,8 @@ inline f32v sigmoid_v(f32v x) {
 // and h a degree-9 polynomial fitted (least squares, relative) to
 // erfc(a) exp(a^2) over a in [0, 9.5]: relative error below 4e-7 up to
 // a = 4 (past 4, erfc < 2e-8; past 9.3, exp(-a^2) is 0 in float).
-inline f32v erfc_nonnegative(f32v a) {
+// erfc(a) given e = exp(-a^2) (callers that need that exp anyway pass it).
+inline f32v erfc_nonnegative(f32v a, f32v e) {
   const f32v t = 1.0f / (1.0f + 0.5f * a);
   f32v h = splatv(-5.4956062106e-02f);
   h = h * t + 2.6329719559e-01f;
@@ -64,8 +65,10 @@ inline f32v erfc_nonnegative(f32v a) {
   h = h * t + 2.8098956112e-01f;
   h = h * t + 2.8223483107e-01f;
   h = h * t - 6.7077788756e-06f;
-  return exp_nonpositive(-(a * a)) * h;
+  return e * h;
 }
+
+inline f32v erfc_nonnegative(f32v a) { return erfc_nonnegative(a, exp_nonpositive(-(a * a))); }
 
 // gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - erfc(x / sqrt 2) / 2)
 // for x >= 0 and x erfc(|x| / sqrt 2) / 2 for x < 0, so neither side
@@ -90,9 +93,10 @@ inline f32v gelu_v(f32v x) {
 //   silu:      s (1 + x (1 - s)), s = sigmoid(x).
 inline f32v gelu_backward_v(f32v g, f32v x) {
   const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
-  const f32v half_erfc = 0.5f * erfc_nonnegative(a);
+  const f32v e = exp_nonpositive(-0.5f * x * x);  // exp(-a^2), shared by cdf and pdf
+  const f32v half_erfc = 0.5f * erfc_nonnegative(a, e);
   const f32v cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
-  const f32v pdf = 0.39894228040143267794f * exp_nonpositive(-0.5f * x * x);
+  const f32v pdf = 0.39894228040143267794f * e;
   const f32v r = g * (cdf + x * pdf);
   return x != x ? x : r;
 }
@@ -123,14 +127,6 @@ void map_row(const float* x, float* y, int64_t n, F f) {
   }
 }
 
-// map_row over contiguous floats, in parallel above the elementwise grain.
-template <typename F>
-void map_contiguous(const float* x, float* y, int64_t n, F f) {
-  parallel_for_range(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    map_row(x + begin, y + begin, end - begin, f);
-  });
-}
-
 // y[i] = f(a[i], b[i]) over contiguous floats, vector by vector, on the
 // calling thread; y may be a or b.
 template <typename F>
@@ -148,12 +144,5 @@ void map2_row(const float* a, const float* b, float* y, int64_t n, F f) {
   }
 }
 
-// map2_row over contiguous floats, in parallel above the elementwise grain.
-template <typename F>
-void map2_contiguous(const float* a, const float* b, float* y, int64_t n, F f) {
-  parallel_for_range(n, kElementwiseGrain, [&](int64_t begin, int64_t end) {
-    map2_row(a + begin, b + begin, y + begin, end - begin, f);
-  });
-}
-
+}  // namespace TESSERA_CPU_VEC_ABI
 }  // namespace tessera::cpu::vec

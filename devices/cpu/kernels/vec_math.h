@@ -15,6 +15,7 @@
 #include "devices/cpu/kernels/vec_activation.h"
 
 namespace tessera::cpu::vec {
+inline namespace TESSERA_CPU_VEC_ABI {
 
 // e^x: x = k ln2 + r with |r| <= ln2 / 2, e^r from its Taylor series to
 // degree 7 (as exp_nonpositive), 2^k applied in two halves so that results
@@ -182,4 +183,5 @@ inline f32v gelu_tanh_v(f32v x) {
   return x * sigmoid_v(2.0f * u);
 }
 
+}  // namespace TESSERA_CPU_VEC_ABI
 }  // namespace tessera::cpu::vec
