@@ -46,21 +46,15 @@ inline f32v loadv(const float* p) {
 inline void storev(float* p, f32v v) { std::memcpy(p, &v, sizeof v); }
 inline f32v splatv(float x) { return f32v{} + x; }
 
-// e^x for x <= 0 (softmax arguments x - max), relative error below 1e-7.
-// x = k ln2 + r with |r| <= ln2 / 2, k integer; e^x = 2^k e^r with e^r from
-// its Taylor series to degree 7 (truncation error r^8 / 8! < 5e-9). ln2 is
-// split in a short high part (exact k * hi) and a low correction. Arguments
-// below -87 would need a denormal 2^k: they give 0, which is below f32's
-// resolution of any softmax row (whose max element contributes 1).
-// NaN arguments give garbage: callers check for NaN first.
-inline f32v exp_nonpositive(f32v x) {
-  const f32v lo = splatv(-87.0f), zero = splatv(0.0f);
-  f32v xc = x < lo ? lo : x;
-  xc = xc > zero ? zero : xc;
+// e^r for x = k ln2 + r, |r| <= ln2 / 2, k = round(x / ln2) (returned in
+// k; |x| below 2^22 ln2). ln2 is split in a short high part (k * hi is
+// exact) and a low correction; e^r from its Taylor series to degree 7
+// (truncation error r^8 / 8! < 5e-9).
+inline f32v exp_reduced(f32v x, i32v& k) {
   // Round to nearest integer by adding and subtracting 1.5 * 2^23.
   const f32v shifter = splatv(12582912.0f);
-  const f32v kf = (xc * 1.4426950408889634f + shifter) - shifter;
-  const f32v r = (xc - kf * 0.693359375f) - kf * -2.12194440e-4f;
+  const f32v kf = (x * 1.4426950408889634f + shifter) - shifter;
+  const f32v r = (x - kf * 0.693359375f) - kf * -2.12194440e-4f;
   f32v p = splatv(1.0f / 5040.0f);
   p = p * r + 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -69,7 +63,21 @@ inline f32v exp_nonpositive(f32v x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const i32v k = __builtin_convertvector(kf, i32v);
+  k = __builtin_convertvector(kf, i32v);
+  return p;
+}
+
+// e^x for x <= 0 (softmax arguments x - max), relative error below 1e-7:
+// 2^k e^r (exp_reduced). Arguments below -87 would need a denormal 2^k:
+// they give 0, which is below f32's resolution of any softmax row (whose
+// max element contributes 1). NaN arguments give garbage: callers check
+// for NaN first.
+inline f32v exp_nonpositive(f32v x) {
+  const f32v lo = splatv(-87.0f), zero = splatv(0.0f);
+  f32v xc = x < lo ? lo : x;
+  xc = xc > zero ? zero : xc;
+  i32v k;
+  const f32v p = exp_reduced(xc, k);
   const f32v scale = reinterpret_cast<f32v>((k + 127) << 23);
   return x < lo ? zero : p * scale;
 }

@@ -17,26 +17,15 @@
 namespace tessera::cpu::vec {
 inline namespace TESSERA_CPU_VEC_ABI {
 
-// e^x: x = k ln2 + r with |r| <= ln2 / 2, e^r from its Taylor series to
-// degree 7 (as exp_nonpositive), 2^k applied in two halves so that results
+// e^x = 2^k e^r (exp_reduced), 2^k applied in two halves so that results
 // down to the smallest denormal and up to FLT_MAX come out of one rounding.
 inline f32v exp_v(f32v x) {
   const f32v hi = splatv(88.72283935546875f);  // e^hi rounds to FLT_MAX
   const f32v lo = splatv(-103.97208404541016f);  // e^lo is below half the least denormal
   f32v xc = x > hi ? hi : x;
   xc = xc < lo ? lo : xc;
-  const f32v shifter = splatv(12582912.0f);  // 1.5 * 2^23: rounds to an integer
-  const f32v kf = (xc * 1.4426950408889634f + shifter) - shifter;
-  const f32v r = (xc - kf * 0.693359375f) - kf * -2.12194440e-4f;
-  f32v p = splatv(1.0f / 5040.0f);
-  p = p * r + 1.0f / 720.0f;
-  p = p * r + 1.0f / 120.0f;
-  p = p * r + 1.0f / 24.0f;
-  p = p * r + 1.0f / 6.0f;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
-  const i32v k = __builtin_convertvector(kf, i32v);
+  i32v k;
+  const f32v p = exp_reduced(xc, k);
   const i32v k1 = k >> 1;
   const f32v s1 = floatsv((k1 + 127) << 23);
   const f32v s2 = floatsv((k - k1 + 127) << 23);
@@ -46,9 +35,19 @@ inline f32v exp_v(f32v x) {
   return x != x ? x : y;
 }
 
+// 2 atanh(s) = log((1 + s) / (1 - s)) for |s| <= 0.172, from the odd
+// series of atanh to s^9 (the next term is below 1e-9 of the result).
+inline f32v two_atanh_small(f32v s) {
+  const f32v z = s * s;
+  f32v q = splatv(2.0f / 9.0f);
+  q = q * z + 2.0f / 7.0f;
+  q = q * z + 2.0f / 5.0f;
+  q = q * z + 2.0f / 3.0f;
+  return 2.0f * s + s * z * q;
+}
+
 // log(x) = e ln2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) = 2 atanh(s)
-// with s = (m - 1) / (m + 1), |s| <= 0.172, from the odd series of atanh
-// to s^9 (the next term is below 1e-9 of the result).
+// with s = (m - 1) / (m + 1), |s| <= 0.172.
 inline f32v log_v(f32v x) {
   const f32v min_normal = splatv(std::numeric_limits<float>::min());
   const i32v denormal = x < min_normal;  // scaled by 2^23 first
@@ -60,13 +59,7 @@ inline f32v log_v(f32v x) {
   m = upper ? m * 0.5f : m;
   e = e - upper;  // upper is -1 where true
   const f32v f = m - 1.0f;
-  const f32v s = f / (2.0f + f);
-  const f32v z = s * s;
-  f32v q = splatv(2.0f / 9.0f);
-  q = q * z + 2.0f / 7.0f;
-  q = q * z + 2.0f / 5.0f;
-  q = q * z + 2.0f / 3.0f;
-  const f32v log_m = 2.0f * s + s * z * q;
+  const f32v log_m = two_atanh_small(f / (2.0f + f));
   const f32v ef = __builtin_convertvector(e, f32v);
   f32v y = ef * 0.693359375f + (log_m + ef * -2.12194440e-4f);
   const float inf = std::numeric_limits<float>::infinity();
@@ -97,18 +90,11 @@ inline f32v expm1_v(f32v x) {
   return x != x || x == 0.0f ? x : r;  // NaN and both zeros as they are
 }
 
-// log(1 + x): 2 atanh(s) with s = x / (2 + x) exactly as log_v's series
-// where |s| <= 0.172 (x in [-0.29, 0.41]); elsewhere log_v(u), u = 1 + x
-// rounded, plus (x - (u - 1)) / u, the first-order term of what rounding
-// u lost.
+// log(1 + x): 2 atanh(s) with s = x / (2 + x) where |s| <= 0.172 (x in
+// [-0.29, 0.41]); elsewhere log_v(u), u = 1 + x rounded, plus
+// (x - (u - 1)) / u, the first-order term of what rounding u lost.
 inline f32v log1p_v(f32v x) {
-  const f32v s = x / (2.0f + x);
-  const f32v z = s * s;
-  f32v q = splatv(2.0f / 9.0f);
-  q = q * z + 2.0f / 7.0f;
-  q = q * z + 2.0f / 5.0f;
-  q = q * z + 2.0f / 3.0f;
-  const f32v series = 2.0f * s + s * z * q;
+  const f32v series = two_atanh_small(x / (2.0f + x));
   const f32v u = 1.0f + x;
   const f32v lost = (x - (u - 1.0f)) / u;
   const float inf = std::numeric_limits<float>::infinity();
