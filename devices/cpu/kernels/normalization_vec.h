@@ -70,12 +70,12 @@ inline f32v exp_reduced(f32v x, i32v& k) {
 // e^x for x <= 0 (softmax arguments x - max), relative error below 1e-7:
 // 2^k e^r (exp_reduced). Arguments below -87 would need a denormal 2^k:
 // they give 0, which is below f32's resolution of any softmax row (whose
-// max element contributes 1). NaN arguments give garbage: callers check
-// for NaN first.
+// max element contributes 1). Positive x are not clamped (callers never
+// pass them; up to 88 they would still come out right). NaN arguments
+// give garbage: callers check for NaN first.
 inline f32v exp_nonpositive(f32v x) {
   const f32v lo = splatv(-87.0f), zero = splatv(0.0f);
-  f32v xc = x < lo ? lo : x;
-  xc = xc > zero ? zero : xc;
+  const f32v xc = x < lo ? lo : x;
   i32v k;
   const f32v p = exp_reduced(xc, k);
   const f32v scale = reinterpret_cast<f32v>((k + 127) << 23);

@@ -79,7 +79,7 @@ inline f32v erfc_nonnegative(f32v a) { return erfc_nonnegative(a, exp_nonpositiv
 inline f32v gelu_v(f32v x) {
   const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
   const f32v half_erfc = 0.5f * erfc_nonnegative(a);
-  const f32v r = x < 0.0f ? x * half_erfc : x * (1.0f - half_erfc);
+  const f32v r = x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
   return x != x ? x : r;
 }
 
