@@ -164,22 +164,31 @@ struct CachingAllocator::Impl {
     spare_blocks.push_back(b);
   }
 
-  // -- Pools. Inserting and erasing go through these two so that
-  // inactive_split_bytes always equals the free bytes of split segments.
-  void pool_insert(Block* b) {
-    b->pool->insert(b);
+  // -- Free blocks, in a pool or in `recent`: every one goes through
+  // count_free and uncount_free, so that inactive_split_bytes always
+  // equals the free bytes of split segments.
+  void count_free(Block* b) {
     if (b->is_split()) {
       b->counted_split = true;
       stats.inactive_split_bytes.increase(static_cast<int64_t>(b->size));
     }
   }
 
-  void pool_erase(Block* b) {
-    b->pool->erase(b);
+  void uncount_free(Block* b) {
     if (b->counted_split) {
       b->counted_split = false;
       stats.inactive_split_bytes.decrease(static_cast<int64_t>(b->size));
     }
+  }
+
+  void pool_insert(Block* b) {
+    b->pool->insert(b);
+    count_free(b);
+  }
+
+  void pool_erase(Block* b) {
+    b->pool->erase(b);
+    uncount_free(b);
   }
 
   // Best-fit free block of at least size on stream, removed from the pool.
@@ -225,10 +234,7 @@ struct CachingAllocator::Impl {
 
     const size_t size = round_size(nbytes);
     if (Block* b = recent.take(stream, size); b != nullptr) {
-      if (b->counted_split) {
-        b->counted_split = false;
-        stats.inactive_split_bytes.decrease(static_cast<int64_t>(size));
-      }
+      uncount_free(b);
       stats.active_bytes.increase(static_cast<int64_t>(size));
       return hand_out(b, nbytes);
     }
@@ -304,11 +310,7 @@ struct CachingAllocator::Impl {
   bool keep_recent(Block* block) {
     if (!RecentBins::fits(block->size) || !recent.put(block)) return false;
     stats.active_bytes.decrease(static_cast<int64_t>(block->size));
-    // Small blocks are always pieces of a 2 MiB segment, so split.
-    if (block->is_split()) {
-      block->counted_split = true;
-      stats.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
-    }
+    count_free(block);
     return true;
   }
 
@@ -316,10 +318,7 @@ struct CachingAllocator::Impl {
   // neighbours, so that wholly free segments show as such.
   void flush_recent() {
     for (Block* b : recent.take_all()) {
-      if (b->counted_split) {
-        b->counted_split = false;
-        stats.inactive_split_bytes.decrease(static_cast<int64_t>(b->size));
-      }
+      uncount_free(b);
       return_to_pool(b);
     }
   }
