@@ -41,16 +41,10 @@ inline C nan_min(C x, C hi) {
 // parallel, others row by row (a view such as an LSTM's gate block has
 // contiguous rows), rows with strides staged through a float block; false
 // leaves the call to the generic loops.
-using UnaryRow = void (*)(UnaryOp, const float*, float*, int64_t);
-
-UnaryRow unary_row_for_this_cpu() {
-  static const UnaryRow row = cpu_has_avx512() ? &unary_row_avx512 : &vec::unary_row;
-  return row;
-}
-
 bool vector_unary(UnaryOp op, Tensor& out, const Tensor& in) {
   if (!vec::has_unary_row(op)) return false;
-  const UnaryRow row = unary_row_for_this_cpu();
+  using UnaryRow = void (*)(UnaryOp, const float*, float*, int64_t);
+  static const UnaryRow row = cpu_has_avx512() ? &unary_row_avx512 : &vec::unary_row;
   const float* x = static_cast<const float*>(in.data_ptr());
   float* y = static_cast<float*>(out.data_ptr());
   if (in.is_contiguous() && out.is_contiguous() && out.sizes() == in.sizes()) {
