@@ -17,6 +17,7 @@
 #include "devices/cpu/cpu_event.h"
 #include "devices/cpu/cpu_memory.h"
 #include "devices/cpu/cpu_stream.h"
+#include "devices/cpu/kernels/cpu_isa.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "runtime/core/error.h"
@@ -193,6 +194,7 @@ class CpuDevice final : public DeviceInterface {
   // so the name already resolves.
   void register_kernels(KernelRegistry& registry) override {
     apply_thread_limit();
+    cpu_has_avx512();  // reads TESSERA_CPU_ISA now, so a bad value is reported at load
     register_all_kernels(registry, DeviceType::from_name(kDeviceTypeName));
   }
 

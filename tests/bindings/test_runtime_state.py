@@ -114,3 +114,39 @@ def test_threads_run_ops_concurrently(device):
     assert sorted(results) == [0, 1, 2, 3]
     for acc, expected in results.values():
         np.testing.assert_allclose(acc, expected, rtol=1e-5)
+
+
+def _import_with_env(**env_vars):
+    """Runs `import tessera`, a matmul and an exp in a fresh process with
+    env_vars set; returns (returncode, stdout, stderr)."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, **env_vars)
+    code = ("import tessera; x = tessera.ones(64, 64); (x @ x).cpu(); "
+            "print(tessera.exp(x).tolist()[0][0])")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("TESSERA_CPU_ISA", "avx1024", "ignoring TESSERA_CPU_ISA='avx1024' (expected avx2 or avx512)"),
+    ("TESSERA_NUM_THREADS", "two", "ignoring TESSERA_NUM_THREADS='two'"),
+])
+def test_a_bad_setting_in_the_environment_is_reported_and_ignored(name, value, message):
+    # These are read while the CPU device registers, inside a static
+    # initializer, so they warn on stderr instead of raising; the runtime
+    # must still work with its default.
+    rc, out, err = _import_with_env(**{name: value})
+    assert rc == 0, err
+    assert abs(float(out) - 2.718281828) < 1e-5
+    assert message in err
+
+
+@pytest.mark.parametrize("isa", ["avx2", "avx512"])
+def test_a_valid_cpu_isa_is_accepted_quietly(isa):
+    rc, out, err = _import_with_env(TESSERA_CPU_ISA=isa)
+    assert rc == 0, err
+    assert abs(float(out) - 2.718281828) < 1e-5
+    assert "TESSERA_CPU_ISA" not in err or "lacks AVX-512" in err
