@@ -70,18 +70,19 @@ DType compute_dtype(Op op, DType common, const Operand& a, const Operand& b) {
 }
 
 // pow(x, e) for the integer exponents that models use most (squares in
-// norms and losses), as a multiply or a reciprocal: a general pow costs
-// tens of times as much. These give IEEE pow's values, signed zeros and
+// norms and losses, and the x^1 in their gradient), as a copy, a multiply
+// or a reciprocal: a general pow costs tens of times as much. These give IEEE pow's values, signed zeros and
 // infinities included ((1 / x)^2 is within 2 ulp of pow(x, -2)). 0.5 is
 // left to pow: sqrt differs at -0 and -inf. Each form reads x once per
 // pass and writes elementwise, so dst may be x itself (pow_).
-enum class PowForm { kGeneral, kSquare, kReciprocal, kInverseSquare };
+enum class PowForm { kGeneral, kIdentity, kSquare, kReciprocal, kInverseSquare };
 
 PowForm pow_form(Op op, const Operand& a, const Operand& b, DType dtype) {
   if (op != Op::kPow || !a.t || b.t || !is_floating(dtype) || b.s.is_bool()) {
     return PowForm::kGeneral;
   }
   const double e = b.s.to<double>();
+  if (e == 1.0) return PowForm::kIdentity;
   if (e == 2.0) return PowForm::kSquare;
   if (e == -1.0) return PowForm::kReciprocal;
   if (e == -2.0) return PowForm::kInverseSquare;
@@ -94,6 +95,9 @@ void run_pow_form(PowForm form, Device device, Tensor& dst, const Tensor& x) {
     call_kernel<kernels::Unary>(device, u, dst, in, Scalar(0), Scalar(0));
   };
   switch (form) {
+    case PowForm::kIdentity:
+      dst.copy_(x);
+      return;
     case PowForm::kSquare:
       call_kernel<kernels::Binary>(device, kernels::BinaryOp::kMul, dst, x, x, Scalar(1));
       return;

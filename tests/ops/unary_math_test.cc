@@ -189,9 +189,9 @@ TEST_CASE("unary math: the gelu and silu gradients of float32") {
         sweep(100.0f));
 }
 
-TEST_CASE("unary math: pow's exponents 2, -1 and -2 give IEEE pow's values") {
+TEST_CASE("unary math: pow's exponents 1, 2, -1 and -2 give IEEE pow's values") {
   const std::vector<float> x = sweep(8.0f);
-  for (double e : {2.0, -1.0, -2.0, 0.5, 3.0}) {
+  for (double e : {1.0, 2.0, -1.0, -2.0, 0.5, 3.0}) {
     // pow(x, -2) is (1 / x)^2: two roundings, the first doubled.
     check({"pow", [e](const Tensor& t) { return tessera::pow(t, e); },
            [e](double v) { return std::pow(v, e); }, e == -2.0 ? 2 : 1, 0.0},
@@ -203,6 +203,11 @@ TEST_CASE("unary math: pow's exponents 2, -1 and -2 give IEEE pow's values") {
   CHECK(to_doubles(t) == std::vector<double>{9.0, 4.0, 0.25});
   tessera::pow_(t, -2.0);
   CHECK(to_doubles(t) == std::vector<double>{1.0f / 81.0f, 1.0 / 16.0, 16.0});
+  tessera::pow_(t, 1.0);
+  CHECK(to_doubles(t) == std::vector<double>{1.0f / 81.0f, 1.0 / 16.0, 16.0});
+  // x^1 of an integer tensor with a float exponent: the float result.
+  CHECK(to_doubles(tessera::pow(make_tensor({3.0, -2.0}, {2}, DType::kI32), 1.0)) ==
+        std::vector<double>{3.0, -2.0});
   // Integer tensors keep the integer kernel (and its checks).
   Tensor i = make_tensor({3.0, -2.0}, {2}, DType::kI64);
   CHECK(to_doubles(tessera::pow(i, 2)) == std::vector<double>{9.0, 4.0});
