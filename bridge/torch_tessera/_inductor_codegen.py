@@ -1,7 +1,8 @@
 """Inductor code generation for tessera devices.
 
 - Kernels: Inductor's C++ scheduling (``CppScheduling``), as for ``cpu``,
-  with small kernels kept on one thread (``TesseraScheduling``).
+  with small kernels kept on one thread and bool masks stored by vector
+  code (``TesseraScheduling`` in ``_inductor_kernels``).
   Its kernels run on the host; ``host_kernels.run_host_kernel`` hands them
   the tensors themselves on host-addressable devices and host copies on
   the others.
@@ -20,15 +21,14 @@ module ``torch.tessera`` for them.
 """
 
 import torch
-from torch._inductor import config
 from torch._inductor.codegen.common import DeviceOpOverrides, register_device_op_overrides
-from torch._inductor.codegen.cpp import CppScheduling
 from torch._inductor.codegen.cpp_wrapper_cpu import CppWrapperCpu
 from torch._inductor.codegen.wrapper import PythonWrapperCodegen, SubgraphPythonWrapperCodegen
 from torch._inductor.codegen.wrapper_fxir import WrapperFxCodegen
 from torch._inductor.virtualized import V
 
 from . import _inductor_cpp_device
+from ._inductor_kernels import TesseraScheduling
 
 _RUN_HOST_KERNEL = "tessera_run_host_kernel"
 
@@ -150,37 +150,6 @@ class TesseraCppWrapperCodegen(CppWrapperCpu):
             "torch.compile on tessera devices generates a Python wrapper only: "
             "torch._inductor.config.cpp_wrapper and AOTInductor are not supported "
             "for device type 'tessera'")
-
-
-# Work per thread (loop iterations) below which a tessera kernel runs on
-# one thread. The generated kernels parallelize with OpenMP, whose threads
-# spin for milliseconds after each parallel region, while the ops between
-# the kernels (mm, convolution) run on the runtime's own thread pool: with
-# Inductor's default (512) the MLP bench's compiled step ran its mm calls
-# at half speed (1.38 against 0.73 ms) and took 0.55x eager's throughput.
-# A kernel with a million iterations per thread runs long enough that
-# its parallel speedup outweighs the spinning.
-SERIAL_BELOW_ITERATIONS_PER_THREAD = 1 << 20
-
-
-class TesseraScheduling(CppScheduling):
-    """Inductor's C++ scheduling, with kernels that go parallel only when
-    each thread gets SERIAL_BELOW_ITERATIONS_PER_THREAD iterations."""
-
-    def _few_threads(self):
-        return config.patch({"cpp.min_chunk_size": SERIAL_BELOW_ITERATIONS_PER_THREAD})
-
-    def codegen_node(self, node):
-        with self._few_threads():
-            return super().codegen_node(node)
-
-    def codegen_outer_loop_node(self, node):
-        with self._few_threads():
-            return super().codegen_outer_loop_node(node)
-
-    def codegen_template(self, *args, **kwargs):
-        with self._few_threads():
-            return super().codegen_template(*args, **kwargs)
 
 
 CODEGEN = {

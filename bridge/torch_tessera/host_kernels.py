@@ -20,17 +20,26 @@ was compiled for, rather than baked into the generated code: Inductor
 caches compiled graphs on disk, and another process may map the same
 ``tessera:N`` to another device (``TESSERA_VISIBLE_DEVICES``).
 
-Both paths are counted; ``compile_stats()`` reports the counts.
+Both paths are counted; ``compile_stats()`` reports the counts. Importing
+this module loads the kernels' thread pool (libtorch_tessera_host_parallel.so).
 
 Generated code that Inductor cached on disk calls ``run_host_kernel`` too,
 possibly from an older version of this package: keep its signature.
 """
 
+import ctypes
+import os
 from typing import Callable, Sequence
 
 import torch
 
 from . import device_module as _tessera
+
+# The thread pool of the kernels' parallel loops (see _inductor_kernels.py),
+# which the kernels find by its soname once it is loaded; kept referenced
+# for the life of the process.
+_HOST_PARALLEL = ctypes.CDLL(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "libtorch_tessera_host_parallel.so"))
 
 _STAT_NAMES = (
     "host_kernel_calls",  # generated kernels run on tessera tensors, either path

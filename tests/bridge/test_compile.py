@@ -171,22 +171,60 @@ def test_elementwise_chain_is_one_generated_kernel(device):
 
 
 @pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
-@pytest.mark.parametrize("rows", [128, 16384])
-def test_kernels_go_parallel_only_with_a_million_iterations_per_thread(rows):
-    """OpenMP threads spin after a parallel region and slowed the runtime's
-    next mm twofold, so tessera's kernels stay on one thread below
-    SERIAL_BELOW_ITERATIONS_PER_THREAD (a [128, 1024] relu and add);
-    [16384, 1024] is 8M iterations and goes parallel where there are
-    threads to use."""
-    from torch_tessera._inductor_codegen import SERIAL_BELOW_ITERATIONS_PER_THREAD
+@pytest.mark.parametrize("rows", [8, 128])
+def test_kernels_go_parallel_on_onetbb_above_the_chunk_size(rows):
+    """A tessera kernel's parallel loops run on oneTBB, never on an OpenMP
+    team (whose spinning threads slowed the runtime's next mm), and only
+    when each thread gets SERIAL_BELOW_ITERATIONS_PER_THREAD elements:
+    [8, 1024] stays on one thread, [128, 1024] goes parallel where there
+    are threads to use."""
+    from torch_tessera._inductor_kernels import PARALLEL_FOR, SERIAL_BELOW_ITERATIONS_PER_THREAD
 
     device = tessera_devices()[0]
     x, y = torch.randn(rows, 1024), torch.randn(rows, 1024)
     out, (code,) = run_and_get_code(torch.compile(fused_chain), x.to(device), y.to(device))
     torch.testing.assert_close(out.cpu(), fused_chain(x, y), rtol=RTOL, atol=ATOL)
-    parallel = "#pragma omp parallel" in code
+    assert "#pragma omp parallel" not in code, code
+    parallel = f"{PARALLEL_FOR}(" in code
     threads = torch.get_num_threads()
     assert parallel == (threads > 1 and rows * 1024 // threads >= SERIAL_BELOW_ITERATIONS_PER_THREAD), code
+
+
+def odd_sized_kernels(x, y):
+    """An elementwise chain, a bool mask, a full sum (a reduction Inductor
+    splits over threads with per-thread partial sums) and a row softmax,
+    on sizes that leave a vector tail."""
+    z = torch.relu(x * 2 + y)
+    return z, z > 0.5, z.sum(), torch.softmax(z.view(-1, 1009), dim=1)
+
+
+@every_device
+def test_parallel_kernels_compute_what_eager_does(device):
+    from torch_tessera._inductor_kernels import PARALLEL_FOR, STORE_BOOL_MASK
+
+    x, y = torch.randn(1009 * 997), torch.randn(1009 * 997)
+    outs, (code,) = run_and_get_code(torch.compile(odd_sized_kernels), x.to(device), y.to(device))
+    if torch.get_num_threads() > 1:
+        assert f"{PARALLEL_FOR}(" in code, code
+    assert f"{STORE_BOOL_MASK}(" in code, code
+    assert "#pragma omp parallel" not in code, code
+    for out, expected in zip(outs, odd_sized_kernels(x, y)):
+        assert out.device == device
+        torch.testing.assert_close(out.cpu(), expected, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
+def test_transformer_layer_training_step_with_parallel_kernels():
+    """A layer large enough that its relu mask, layer norms and residual adds
+    go parallel (d_model 64, feed-forward 256, 8 x 64 tokens)."""
+    def layer():
+        return nn.TransformerEncoderLayer(d_model=64, nhead=4, dim_feedforward=256, dropout=0.0,
+                                          batch_first=True)
+
+    gen = torch.Generator().manual_seed(3)
+    batches = [(torch.randn(8, 64, 64, generator=gen), torch.randn(8, 64, 64, generator=gen))
+               for _ in range(2)]
+    check_training(layer, batches, mse_step, tessera_devices()[0])
 
 
 @every_device

@@ -1,0 +1,301 @@
+"""What Inductor's C++ kernels look like on tessera devices.
+
+Inductor's C++ scheduling (``CppScheduling``, the one ``cpu`` uses) with
+three changes, all measured on a 2-core AMD EPYC (Zen 4):
+
+- Threads: the runtime's CPU kernels (GEMM, attention, layer norm) run on
+  oneTBB, and OpenMP's threads spin for milliseconds after each parallel
+  region, so beside OpenMP kernels a compiled transformer block ran its mm
+  calls 20-40% slower. A tessera kernel's parallel loops therefore run on
+  oneTBB too: ``rewrite_parallel_regions`` turns each OpenMP region whose
+  only work is ``omp for`` loops (and ``omp single`` blocks) into calls of
+  ``tessera_host_parallel_for`` (``csrc/host_parallel/``), and leaves any
+  other region (per-thread buffers, ``tid``) on the calling thread alone.
+- How much work goes parallel: a loop does when each thread gets
+  ``SERIAL_BELOW_ITERATIONS_PER_THREAD`` iterations (see there).
+- Bool masks: a vector kernel keeps a bool value as a
+  ``VecMask<T, N>``, and ``VecMask::store(bool*, n)`` converts it through
+  ``Vectorized<bool>`` with a scalar loop that Inductor's flags
+  (``-fno-tree-loop-vectorize``) leave unvectorized: 6-7 ns an element, so
+  the relu that saves its mask for backward ([2048, 1024] in a
+  transformer block's feed-forward) took 20 ms on one thread. Tessera's
+  kernels store the mask's lanes and test one byte of each: 13.4 -> 0.95
+  ms for 2M elements. Loads of masks (``VecMask::from(bool*, n)``)
+  branch on each bool, which mispredicts on a relu's mask: 7.6 -> 0.15 ms
+  for 2M random bools, written without branches.
+"""
+
+import re
+
+import torch
+from torch._inductor import config
+from torch._inductor.codegen.cpp import (
+    CppKernelProxy,
+    CppScheduling,
+    CppTile2DKernel,
+    CppVecKernel,
+    KernelGroup,
+)
+from torch._inductor.codegen.cpp_utils import cexpr_index
+from torch._inductor.utils import IndentedBuffer
+
+# Work per thread (elements, Inductor's cpp.min_chunk_size) below which a
+# tessera kernel runs on the calling thread: waking oneTBB's workers costs
+# a few microseconds, about 16K float elements of an elementwise loop (the
+# runtime's CPU kernels split at 32K elements for 2 threads likewise).
+SERIAL_BELOW_ITERATIONS_PER_THREAD = 1 << 14
+
+# Defined once in each kernel source that stores or loads a bool mask. A
+# VecMask's lanes are all ones or all zeros, so one byte of a lane says
+# which; a loaded bool becomes its lane's bits without a branch (the
+# branches of VecMask::from mispredict on a relu's mask).
+STORE_BOOL_MASK = "tessera_store_bool_mask"
+LOAD_BOOL_MASK = "tessera_load_bool_mask"
+_BOOL_MASK_DEFINITIONS = f"""\
+template <typename T, int N>
+static inline void {STORE_BOOL_MASK}(const at::vec::VecMask<T, N>& mask, bool* dst,
+                                     int64_t count) {{
+  __at_align__ T lanes[at::vec::VecMask<T, N>::size()];
+  at::vec::VectorizedN<T, N>(mask).store(lanes);
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(lanes);
+  for (int64_t i = 0; i < count; ++i) dst[i] = bytes[i * sizeof(T)] != 0;
+}}
+template <typename Mask> struct tessera_mask_lanes;
+template <typename T, int N> struct tessera_mask_lanes<at::vec::VecMask<T, N>> {{
+  using lane = T;
+  static constexpr int vectors = N;
+}};
+template <typename Mask>
+static inline Mask {LOAD_BOOL_MASK}(const bool* src, int64_t count) {{
+  using T = typename tessera_mask_lanes<Mask>::lane;
+  if constexpr (std::is_same_v<T, bool>) {{
+    return Mask::from(src, count);
+  }} else {{
+    using Bits = at::vec::int_same_size_t<T>;
+    constexpr int size = Mask::size();
+    __at_align__ Bits bits[size];
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(src);
+    if (count >= size) {{
+      for (int i = 0; i < size; ++i) bits[i] = -static_cast<Bits>(bytes[i] != 0);
+    }} else {{
+      for (int i = 0; i < size; ++i) bits[i] = i < count ? -static_cast<Bits>(bytes[i] != 0) : 0;
+    }}
+    return Mask(at::vec::VectorizedN<T, tessera_mask_lanes<Mask>::vectors>::loadu(bits));
+  }}
+}}
+"""
+_PREFIX_INCLUDE = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
+
+
+# The thread pool of the rewritten loops: the package loads
+# libtorch_tessera_host_parallel.so (host_kernels.py), and a kernel finds it
+# by its soname. Without it (a kernel run in a process that never imported
+# torch_tessera) the loops run on the calling thread.
+PARALLEL_FOR = "tessera_parallel_for"
+_PARALLEL_FOR_DEFINITION = f"""\
+#include <dlfcn.h>
+using tessera_parallel_body = void (*)(void*, int64_t, int64_t);
+using tessera_parallel_runner = void (*)(int64_t, tessera_parallel_body, void*);
+static tessera_parallel_runner tessera_parallel_runner_found() {{
+  static const tessera_parallel_runner runner = [] {{
+    void* library = dlopen("libtorch_tessera_host_parallel.so", RTLD_NOLOAD | RTLD_LAZY);
+    return library == nullptr ? nullptr : reinterpret_cast<tessera_parallel_runner>(
+        dlsym(library, "tessera_host_parallel_for"));
+  }}();
+  return runner;
+}}
+// Runs loop(first, last) over [begin, end) in pieces that start on begin plus
+// a multiple of step, as the OpenMP loop "for (x = begin; x < end; x += step)"
+// it replaces would split among threads.
+template <typename Loop>
+static void {PARALLEL_FOR}(int64_t begin, int64_t end, int64_t step, const Loop& loop) {{
+  if (end <= begin) return;
+  const int64_t count = (end - begin + step - 1) / step;
+  auto piece = [&](int64_t first, int64_t last) {{
+    loop(begin + first * step, last == count ? end : begin + last * step);
+  }};
+  const tessera_parallel_runner runner = tessera_parallel_runner_found();
+  if (runner == nullptr || count == 1) {{
+    piece(0, count);
+    return;
+  }}
+  runner(count, [](void* context, int64_t first, int64_t last) {{
+    (*static_cast<decltype(piece)*>(context))(first, last);
+  }}, &piece);
+}}
+"""
+
+_OMP_PARALLEL = re.compile(r"^\s*#\s*pragma\s+omp\s+parallel\b")
+_OMP_FOR = re.compile(r"^\s*#\s*pragma\s+omp\s+for\b(.*)$")
+_OMP_SINGLE = re.compile(r"^\s*#\s*pragma\s+omp\s+single\s*$")
+_THREAD_ID = re.compile(r"^\s*int\s+tid\s*=\s*omp_get_thread_num\(\);\s*$")
+_FOR_HEADER = re.compile(r"^(\s*)for\((int64_t) (\w+)=(.*?); \3<(.*?); \3\+=(.*)\)\s*$")
+# What a loop body must not use once its iterations leave OpenMP's team.
+_TEAM_DEPENDENT = re.compile(r"\btid\b|\bomp_get_|#\s*pragma\s+omp\s+(?!simd\b)")
+# Clauses of "omp for" that make the loop more than a split of iterations.
+_UNSPLITTABLE_CLAUSES = re.compile(r"\b(reduction|lastprivate|linear|ordered|private)\b")
+
+
+def _block_end(lines, open_index):
+    """Index of the line closing the brace block that opens at open_index."""
+    depth = 0
+    for i in range(open_index, len(lines)):
+        depth += lines[i].count("{") - lines[i].count("}")
+        if depth == 0:
+            return i
+    raise ValueError("unbalanced braces in a generated kernel")
+
+
+def _region_items(lines, lo, hi):
+    """lines[lo:hi] (the inside of an OpenMP parallel region) with each
+    "omp for" loop as a PARALLEL_FOR call and "omp single" blocks as plain
+    blocks, or None where the region holds anything else."""
+    out, i = [], lo
+    while i < hi:
+        line, text = lines[i], lines[i].strip()
+        if not text:
+            out.append(line)
+            i += 1
+        elif _THREAD_ID.match(line):
+            i += 1
+        elif text == "{":
+            end = _block_end(lines, i)
+            inner = _region_items(lines, i + 1, end)
+            if inner is None:
+                return None
+            out += [line, *inner, lines[end]]
+            i = end + 1
+        elif _OMP_SINGLE.match(line):
+            if i + 1 >= hi or lines[i + 1].strip() != "{":
+                return None
+            end = _block_end(lines, i + 1)
+            block = lines[i + 1:end + 1]
+            if _TEAM_DEPENDENT.search("\n".join(block)):
+                return None
+            out += block
+            i = end + 1
+        elif (match := _OMP_FOR.match(line)) is not None:
+            header = _FOR_HEADER.match(lines[i + 1]) if i + 1 < hi else None
+            if (header is None or _UNSPLITTABLE_CLAUSES.search(match.group(1))
+                    or i + 2 >= hi or lines[i + 2].strip() != "{"):
+                return None
+            end = _block_end(lines, i + 2)
+            body = lines[i + 2:end + 1]
+            if _TEAM_DEPENDENT.search("\n".join(body)):
+                return None
+            indent, index_type, var, begin, stop, step = header.groups()
+            out.append(f"{indent}{PARALLEL_FOR}({begin}, {stop}, {step}, "
+                       f"[&](int64_t tessera_first, int64_t tessera_last)")
+            out.append(f"{indent}{{")
+            out.append(f"{indent}for({index_type} {var}=tessera_first; {var}<tessera_last; "
+                       f"{var}+={step})")
+            out += body
+            out.append(f"{indent}}});")
+            i = end + 1
+        else:
+            return None
+    return out
+
+
+def rewrite_parallel_regions(source: str) -> str:
+    """A generated kernel's OpenMP parallel regions moved to oneTBB: a region
+    made only of "omp for" loops and "omp single" blocks becomes PARALLEL_FOR
+    calls (one per loop, each a split of the loop's iterations, done when it
+    returns, as the loop's implicit barrier); any other region loses its
+    "omp parallel" line and runs on the calling thread, as a team of one
+    (what OpenMP code must compute alike). Adds PARALLEL_FOR's definition
+    where it is called."""
+    lines = source.split("\n")
+    out, i, rewritten = [], 0, False
+    while i < len(lines):
+        if not _OMP_PARALLEL.match(lines[i]):
+            out.append(lines[i])
+            i += 1
+            continue
+        if i + 1 < len(lines) and lines[i + 1].strip() == "{":
+            end = _block_end(lines, i + 1)
+            inner = _region_items(lines, i + 2, end)
+            if inner is not None:
+                out += [lines[i + 1], *inner, lines[end]]
+                rewritten = True
+                i = end + 1
+                continue
+        i += 1  # the team of one: the region's code as it is, on this thread
+    source = "\n".join(out)
+    if rewritten and _PREFIX_INCLUDE in source:
+        source = source.replace(_PREFIX_INCLUDE, _PREFIX_INCLUDE + _PARALLEL_FOR_DEFINITION, 1)
+    return source
+
+
+class _BoolMasks:
+    """A vector kernel's bool loads through LOAD_BOOL_MASK and its
+    contiguous bool stores through STORE_BOOL_MASK."""
+
+    def _get_vec_load_line(self, var, index, dtype, load_mask=None):
+        if dtype != torch.bool:
+            return super()._get_vec_load_line(var, index, dtype, load_mask)
+        address = f"{var} + {cexpr_index(index)}" if index != 0 else var
+        return (f"{LOAD_BOOL_MASK}<{self._get_mask_type()}>({address}, "
+                f"{cexpr_index(self.num_elems)})")
+
+    def _get_store_line(self, value, var, index, dtype, accu_store=False):
+        if dtype == torch.bool and not accu_store:
+            tiling_var = self.itervars[self.tiling_idx]
+            if self._try_get_const_stride(index, tiling_var) == 1:
+                code = IndentedBuffer()
+                code.writeline(f"{STORE_BOOL_MASK}({value}, {var} + {cexpr_index(index)}, "
+                               f"{cexpr_index(self.num_elems)});")
+                return code
+        return super()._get_store_line(value, var, index, dtype, accu_store)
+
+
+class TesseraVecKernel(_BoolMasks, CppVecKernel):
+    pass
+
+
+class TesseraTile2DKernel(_BoolMasks, CppTile2DKernel):
+    pass
+
+
+class TesseraKernelProxy(CppKernelProxy):
+    vec_kernel_cls = TesseraVecKernel
+    tile2d_kernel_cls = TesseraTile2DKernel
+
+
+class TesseraKernelGroup(KernelGroup):
+    """A kernel's source with its parallel loops on oneTBB
+    (rewrite_parallel_regions) and the bool mask helpers defined where
+    called."""
+
+    def codegen_group(self, name=None) -> str:
+        source = rewrite_parallel_regions(super().codegen_group(name))
+        if (STORE_BOOL_MASK in source or LOAD_BOOL_MASK in source) and _PREFIX_INCLUDE in source:
+            source = source.replace(_PREFIX_INCLUDE, _PREFIX_INCLUDE + _BOOL_MASK_DEFINITIONS, 1)
+        return source
+
+
+class TesseraScheduling(CppScheduling):
+    """Inductor's C++ scheduling with tessera's kernels (see the module
+    docstring): parallel loops on oneTBB where each thread gets
+    SERIAL_BELOW_ITERATIONS_PER_THREAD elements, bool masks loaded and
+    stored through LOAD_BOOL_MASK and STORE_BOOL_MASK."""
+
+    kernel_proxy_cls = TesseraKernelProxy
+
+    def reset_kernel_group(self):
+        self.kernel_group = TesseraKernelGroup()
+
+    def _few_threads(self):
+        return config.patch({"cpp.min_chunk_size": SERIAL_BELOW_ITERATIONS_PER_THREAD})
+
+    def codegen_node(self, node):
+        with self._few_threads():
+            return super().codegen_node(node)
+
+    def codegen_outer_loop_node(self, node):
+        with self._few_threads():
+            return super().codegen_outer_loop_node(node)
+
+    def codegen_template(self, *args, **kwargs):
+        with self._few_threads():
+            return super().codegen_template(*args, **kwargs)
