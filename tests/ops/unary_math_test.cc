@@ -1,5 +1,5 @@
 // The float32 transcendental unary ops (exp, expm1, log, log1p, erf, sin,
-// cos, silu, gelu with tanh, the gelu and silu gradients, and pow's
+// cos, silu, gelu (exact and with tanh), the gelu and silu gradients, and pow's
 // integer-exponent shortcuts) against double-precision references,
 // in ulps: the CPU device computes them on vector code of its own
 // (devices/cpu/kernels/vec_math.h), so every region of each function is
@@ -147,6 +147,17 @@ TEST_CASE("unary math: silu and tanh-approximated gelu of float32") {
         sweep(100.0f));
   check({"gelu(tanh)", [](const Tensor& t) { return tessera::gelu(t, "tanh"); }, gelu_tanh_ref,
          4, 1e-6},
+        sweep(12.0f));
+}
+
+TEST_CASE("unary math: exact (erf) gelu of float32") {
+  // As vec_activation.h's gelu_v promises: within 8 ulp (5e-7 relative)
+  // for x >= 0, within 4e-7 of the exact value for x < 0 (where the
+  // rounding of x^2 / 2 in e^(-x^2 / 2) costs a few ulp per unit of x^2 /
+  // 2, yet erfc is never 1 - erf, so the tail keeps its magnitude), -0
+  // where the result underflows.
+  check({"gelu", [](const Tensor& t) { return tessera::gelu(t); },
+         [](double x) { return 0.5 * x * std::erfc(-x * 0.70710678118654752440); }, 8, 4e-7},
         sweep(12.0f));
 }
 

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include <immintrin.h>
+
 // The vector width. Every source compiles for x86-64-v3 (AVX2): 8 floats.
 // The sources built for AVX-512 as well (their names end in _avx512, see
 // unary_rows_avx512.cc; called only where CPUID says so) define
@@ -86,6 +88,16 @@ inline float exp_nonpositive(float x) {
   float buf[kLanes] = {x};
   storev(buf, exp_nonpositive(loadv(buf)));
   return buf[0];
+}
+
+// True when every lane of mask (lanes all ones or all zeros, as vector
+// compares give) is set: one instruction where the width has one.
+inline bool all_lanes(i32v mask) {
+#if TESSERA_CPU_VEC_BYTES == 64
+  return _mm512_movepi32_mask(reinterpret_cast<__m512i>(mask)) == 0xFFFF;
+#else
+  return _mm256_movemask_ps(reinterpret_cast<__m256>(mask)) == 0xFF;
+#endif
 }
 
 inline float hsumv(f32v v) {

@@ -65,10 +65,41 @@ inline f32v erfc_nonnegative(f32v a, f32v e) {
   h = h * t + 2.8098956112e-01f;
   h = h * t + 2.8223483107e-01f;
   h = h * t - 6.7077788756e-06f;
-  return e * h;
+  // h's constant term is negative: where e underflows to 0 the product
+  // would be -0, and gelu(-1e5) would come out +0 instead of -0.
+  return floatsv(bitsv(e * h) & ~splat_sign_mask());
 }
 
 inline f32v erfc_nonnegative(f32v a) { return erfc_nonnegative(a, exp_nonpositive(-(a * a))); }
+
+// e^(a^2) erfc(a) for 0 <= a <= 2, without erfc_nonnegative's division: a
+// degree-11 polynomial in a - 1 fitted toward minimax relative error
+// (below 1.7e-7 evaluated in float). Times e^(-a^2) it is erfc(a) to a
+// few 1e-7 relative, the small values included.
+inline f32v erfcx_small(f32v a) {
+  const f32v u = a - 1.0f;
+  f32v p = splatv(-4.9302336265e-05f);
+  p = p * u + 1.8164393259e-04f;
+  p = p * u - 3.9444578579e-04f;
+  p = p * u + 9.9945662078e-04f;
+  p = p * u - 2.7497119736e-03f;
+  p = p * u + 6.9935875945e-03f;
+  p = p * u - 1.6671275720e-02f;
+  p = p * u + 3.7567660213e-02f;
+  p = p * u - 7.9225286841e-02f;
+  p = p * u + 1.5437187254e-01f;
+  p = p * u - 2.7321210504e-01f;
+  p = p * u + 4.2758357525e-01f;
+  return p;
+}
+
+// e^x for -4 <= x <= 0 (no lane can under- or overflow): exp_reduced and
+// its power of two, without exp_nonpositive's range checks.
+inline f32v exp_small_nonpositive(f32v x) {
+  i32v k;
+  const f32v p = exp_reduced(x, k);
+  return p * floatsv((k + 127) << 23);
+}
 
 // gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - erfc(x / sqrt 2) / 2)
 // for x >= 0 and x erfc(|x| / sqrt 2) / 2 for x < 0, so neither side
@@ -76,8 +107,16 @@ inline f32v erfc_nonnegative(f32v a) { return erfc_nonnegative(a, exp_nonpositiv
 // 1.4 ns an element on one core where glibc's scalar erff takes 10.
 // gelu(inf) = inf, gelu(-inf) = NaN (as 0.5 x (1 + erf(x / sqrt 2))
 // computes it), NaN passes through.
+// Where every lane has |x| <= 2 sqrt 2 (a <= 2; 93% of 16-lane vectors
+// of standard normal values), erfc(a) is e^(-a^2) erfcx_small(a): no
+// division, no range checks (a NaN lane fails the test), about 25% fewer
+// instructions.
 inline f32v gelu_v(f32v x) {
   const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  if (all_lanes(a <= 2.0f)) {
+    const f32v half_erfc = 0.5f * exp_small_nonpositive(-(a * a)) * erfcx_small(a);
+    return x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
+  }
   const f32v half_erfc = 0.5f * erfc_nonnegative(a);
   const f32v r = x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
   return x != x ? x : r;
@@ -93,6 +132,12 @@ inline f32v gelu_v(f32v x) {
 //   silu:      s (1 + x (1 - s)), s = sigmoid(x).
 inline f32v gelu_backward_v(f32v g, f32v x) {
   const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  if (all_lanes(a <= 2.0f)) {  // as gelu_v
+    const f32v e = exp_small_nonpositive(-0.5f * x * x);
+    const f32v half_erfc = 0.5f * e * erfcx_small(a);
+    const f32v cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
+    return g * (cdf + x * (0.39894228040143267794f * e));
+  }
   const f32v e = exp_nonpositive(-0.5f * x * x);  // exp(-a^2), shared by cdf and pdf
   const f32v half_erfc = 0.5f * erfc_nonnegative(a, e);
   const f32v cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
