@@ -92,6 +92,7 @@ _PREFIX_INCLUDE = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
 # by its soname. Without it (a kernel run in a process that never imported
 # torch_tessera) the loops run on the calling thread.
 PARALLEL_FOR = "tessera_parallel_for"
+PARALLEL_TEAM = "tessera_parallel_team"
 _PARALLEL_FOR_DEFINITION = f"""\
 #include <dlfcn.h>
 using tessera_parallel_body = void (*)(void*, int64_t, int64_t);
@@ -122,6 +123,26 @@ static void {PARALLEL_FOR}(int64_t begin, int64_t end, int64_t step, const Loop&
   runner(count, [](void* context, int64_t first, int64_t last) {{
     (*static_cast<decltype(piece)*>(context))(first, last);
   }}, &piece);
+}}
+// Runs member(tid) for each tid of a team of size members, members at once
+// where there are threads: the OpenMP region it replaces has no barrier,
+// so the members need not run together.
+template <typename Member>
+static void {PARALLEL_TEAM}(int64_t size, const Member& member) {{
+  {PARALLEL_FOR}(0, size, 1, [&](int64_t first, int64_t last) {{
+    for (int64_t tid = first; tid < last; ++tid) member(tid);
+  }});
+}}
+// Member tid's share of "for (x = begin; x < end; x += step)" split among
+// size members as OpenMP's static schedule does: [first, last).
+static inline int64_t tessera_team_first(int64_t begin, int64_t end, int64_t step, int64_t tid,
+                                         int64_t size) {{
+  const int64_t count = end > begin ? (end - begin + step - 1) / step : 0;
+  return begin + count * tid / size * step;
+}}
+static inline int64_t tessera_team_last(int64_t begin, int64_t end, int64_t step, int64_t tid,
+                                        int64_t size) {{
+  return tid + 1 == size ? end : tessera_team_first(begin, end, step, tid + 1, size);
 }}
 """
 
@@ -197,14 +218,65 @@ def _region_items(lines, lo, hi):
     return out
 
 
+_NUM_THREADS = re.compile(r"\bnum_threads\((\d+)\)")
+_PER_THREAD_ARRAY = re.compile(r"\b\w+_arr\[(\d+)\];")
+_TEAM_UNSAFE = re.compile(r"#\s*pragma\s+omp\s+(?!simd\b)|\bomp_")
+
+
+def _team_size(pragma, before):
+    """The team an OpenMP region was written for: its num_threads clause,
+    else the size of the per-thread arrays declared before it (Inductor
+    sizes them by the thread count it generated for), else None."""
+    match = _NUM_THREADS.search(pragma)
+    if match:
+        return int(match.group(1))
+    sizes = {int(n) for n in _PER_THREAD_ARRAY.findall("\n".join(before))}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def _team_region(lines, lo, hi, size):
+    """The inside of a parallel region that indexes per-thread state by tid
+    (Inductor's parallel reductions) as PARALLEL_TEAM's member, or None. It
+    qualifies with exactly one "omp for" loop and no other OpenMP construct:
+    without a barrier, each member can run its share alone. The region's
+    own declarations stay inside the member, private to it as to each
+    OpenMP thread."""
+    body = lines[lo:hi]
+    loops = [i for i, line in enumerate(body) if _OMP_FOR.match(line)]
+    if len(loops) != 1:
+        return None
+    at = loops[0]
+    rest = [line for i, line in enumerate(body) if i != at and not _THREAD_ID.match(line)]
+    if _TEAM_UNSAFE.search("\n".join(rest)):
+        return None
+    clauses = _OMP_FOR.match(body[at]).group(1)
+    header = _FOR_HEADER.match(body[at + 1]) if at + 1 < len(body) else None
+    if header is None or _UNSPLITTABLE_CLAUSES.search(clauses):
+        return None
+    indent, index_type, var, begin, stop, step = header.groups()
+    share = f"{begin}, {stop}, {step}, tid, {size}"
+    out = [f"{indent}{PARALLEL_TEAM}({size}, [&](int64_t tid)", f"{indent}{{"]
+    for i, line in enumerate(body):
+        if _THREAD_ID.match(line) or i == at:
+            continue
+        if i == at + 1:
+            out.append(f"{indent}const int64_t tessera_share_end = tessera_team_last({share});")
+            line = (f"{indent}for({index_type} {var}=tessera_team_first({share}); "
+                    f"{var}<tessera_share_end; {var}+={step})")
+        out.append(line)
+    out.append(f"{indent}}});")
+    return out
+
+
 def rewrite_parallel_regions(source: str) -> str:
     """A generated kernel's OpenMP parallel regions moved to oneTBB: a region
     made only of "omp for" loops and "omp single" blocks becomes PARALLEL_FOR
     calls (one per loop, each a split of the loop's iterations, done when it
-    returns, as the loop's implicit barrier); any other region loses its
-    "omp parallel" line and runs on the calling thread, as a team of one
-    (what OpenMP code must compute alike). Adds PARALLEL_FOR's definition
-    where it is called."""
+    returns, as the loop's implicit barrier); a region with per-thread state
+    and one loop becomes a PARALLEL_TEAM of the size it was written for
+    (_team_region); any other region loses its "omp parallel" line and
+    runs on the calling thread, as a team of one (what OpenMP code must
+    compute alike). Adds the helpers' definitions where they are called."""
     lines = source.split("\n")
     out, i, rewritten = [], 0, False
     while i < len(lines):
@@ -215,6 +287,9 @@ def rewrite_parallel_regions(source: str) -> str:
         if i + 1 < len(lines) and lines[i + 1].strip() == "{":
             end = _block_end(lines, i + 1)
             inner = _region_items(lines, i + 2, end)
+            size = _team_size(lines[i], out) if inner is None else None
+            if inner is None and size is not None and size > 1:
+                inner = _team_region(lines, i + 2, end, size)
             if inner is not None:
                 out += [lines[i + 1], *inner, lines[end]]
                 rewritten = True

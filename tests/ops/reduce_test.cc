@@ -307,3 +307,49 @@ TEST_CASE("reduce: errors", "[reduce]") {
   CHECK_THROWS_AS(mean(zeros({3}, DType::kU8), {0}), TypeError);
   CHECK_THROWS_AS(mean(zeros({3}), {}, false, DType::kI32), TypeError);
 }
+
+// Long rows with fewer rows than threads are cut into pieces reduced in
+// parallel (devices/cpu/kernels/reduction_ext.cc); the pieces and the
+// vector lanes must combine to the whole row's answer, NaN included.
+TEST_CASE("reduce: whole-tensor amax, amin, prod, norms and var of a long row", "[reduce]") {
+  const int64_t n = (int64_t{1} << 18) + 37;  // pieces and a tail that is not a whole vector
+  std::vector<double> v(static_cast<size_t>(n));
+  double mx = -1e300, mn = 1e300, mabs = 0, l1 = 0, l2 = 0, s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(static_cast<float>(std::sin(0.37 * static_cast<double>(i)) *
+                                                           (1.0 + static_cast<double>(i % 97))));
+    v[static_cast<size_t>(i)] = x;
+    mx = std::max(mx, x), mn = std::min(mn, x), mabs = std::max(mabs, std::abs(x));
+    l1 += std::abs(x), l2 += x * x, s += x;
+  }
+  const double mean_v = s / static_cast<double>(n);
+  double q = 0;
+  for (double x : v) q += (x - mean_v) * (x - mean_v);
+  Tensor t = make_tensor(v, {n});
+  CHECK(amax(t).item<double>() == mx);
+  CHECK(amin(t).item<double>() == mn);
+  CHECK(norm(t, INFINITY).item<double>() == mabs);
+  CHECK(norm(t, 1.0).item<double>() == Approx(l1).epsilon(1e-6));
+  CHECK(norm(t, 2.0).item<double>() == Approx(std::sqrt(l2)).epsilon(1e-6));
+  CHECK(var(t).item<double>() == Approx(q / static_cast<double>(n - 1)).epsilon(1e-6));
+  CHECK(tessera::std(t).item<double>() == Approx(std::sqrt(q / static_cast<double>(n - 1))).epsilon(1e-6));
+  // A product whose every partial product is exact (powers of two and
+  // signs), so any order of the lanes and pieces gives the one answer.
+  std::vector<double> f(static_cast<size_t>(n));
+  double exact = 1;
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = (i % 3 == 0 ? 2.0 : i % 3 == 1 ? 0.5 : 1.0) * (i % 7 == 0 ? -1.0 : 1.0);
+    f[static_cast<size_t>(i)] = x;
+    exact *= x;
+  }
+  CHECK(prod(make_tensor(f, {n})).item<double>() == exact);
+  // One NaN anywhere (a late piece, the tail) wins every extreme.
+  for (int64_t at : {n * 3 / 4, n - 1}) {
+    std::vector<double> w = v;
+    w[static_cast<size_t>(at)] = std::nan("");
+    Tensor u = make_tensor(w, {n});
+    CHECK(std::isnan(amax(u).item<double>()));
+    CHECK(std::isnan(amin(u).item<double>()));
+    CHECK(std::isnan(norm(u, INFINITY).item<double>()));
+  }
+}
