@@ -159,8 +159,9 @@ double lane_sum(const I* x, int64_t n, const F& f) {
 // when the row is long and there are fewer rows than threads, else one.
 template <typename T, typename Partial, typename Combine>
 T split_row(int64_t m, int64_t n, const Partial& partial, const Combine& combine) {
+  if (n < kSplitRow) return partial(int64_t{0}, n);  // before max_threads(): once per short row
   const int threads = max_threads();
-  if (n < kSplitRow || m >= threads || threads <= 1) return partial(int64_t{0}, n);
+  if (m >= threads || threads <= 1) return partial(int64_t{0}, n);
   const int64_t pieces = std::min<int64_t>(threads, n / kElementwiseGrain);
   std::vector<T> parts(static_cast<size_t>(pieces));
   parallel_for_each(pieces, [&](int64_t p) {
