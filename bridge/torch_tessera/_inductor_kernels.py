@@ -9,8 +9,10 @@ three changes, all measured on a 2-core AMD EPYC (Zen 4):
   calls 20-40% slower. A tessera kernel's parallel loops therefore run on
   oneTBB too: ``rewrite_parallel_regions`` turns each OpenMP region whose
   only work is ``omp for`` loops (and ``omp single`` blocks) into calls of
-  ``tessera_host_parallel_for`` (``csrc/host_parallel/``), and leaves any
-  other region (per-thread buffers, ``tid``) on the calling thread alone.
+  ``tessera_host_parallel_for`` (``csrc/host_parallel/``); a parallel
+  reduction's region (per-thread partial sums by ``tid``, one loop)
+  becomes a team on the same pool; any other region runs on the calling
+  thread alone.
 - How much work goes parallel: a loop does when each thread gets
   ``SERIAL_BELOW_ITERATIONS_PER_THREAD`` iterations (see there).
 - Bool masks: a vector kernel keeps a bool value as a

@@ -12,7 +12,7 @@ import textwrap
 
 import pytest
 
-from torch_tessera._inductor_kernels import PARALLEL_FOR, rewrite_parallel_regions
+from torch_tessera._inductor_kernels import PARALLEL_FOR, PARALLEL_TEAM, rewrite_parallel_regions
 
 PREFIX = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
 
@@ -40,7 +40,34 @@ ELEMENTWISE = kernel("""
     }
 """)
 
+# Inductor's parallel reduction: per-thread partial sums indexed by tid,
+# region-private locals, one loop, no barrier; combined after the region.
 PER_THREAD_SUMS = kernel("""
+    float tmp_acc0_arr[2];
+    for (int i = 0; i < 2; i++)
+    {
+        tmp_acc0_arr[i] = 0;
+    }
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        float tmp_acc0_local = 0;
+        #pragma omp for
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1000L); x0+=static_cast<int64_t>(1L))
+        {
+            tmp_acc0_local = tmp_acc0_local + in_ptr0[x0];
+        }
+        tmp_acc0_arr[tid] = tmp_acc0_local;
+    }
+    for (int tid = 0; tid < 2; tid++)
+    {
+        out_ptr0[0] = out_ptr0[0] + tmp_acc0_arr[tid];
+    }
+""")
+
+# Per-thread state and a barrier (omp single between two loops): no team
+# of independent members can run it.
+TEAM_WITH_BARRIER = kernel("""
     float tmp_acc0_arr[2];
     #pragma omp parallel num_threads(2)
     {
@@ -49,6 +76,10 @@ PER_THREAD_SUMS = kernel("""
         for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1000L); x0+=static_cast<int64_t>(1L))
         {
             tmp_acc0_arr[tid] = tmp_acc0_arr[tid] + in_ptr0[x0];
+        }
+        #pragma omp single
+        {
+            out_ptr0[0] = tmp_acc0_arr[0] + tmp_acc0_arr[1];
         }
     }
 """)
@@ -93,11 +124,23 @@ def test_a_region_of_loops_and_single_blocks_moves_to_the_thread_pool():
     assert out.index("static void tessera_parallel_for(") < out.index('extern "C"')
 
 
-@pytest.mark.parametrize("source", [PER_THREAD_SUMS, REGION_LOCAL], ids=["tid", "region_local"])
+def test_a_region_of_per_thread_partial_sums_becomes_a_team():
+    """The team's size comes from the per-thread arrays; each member gets
+    its static share of the loop and its own copy of the region's locals."""
+    out = rewrite_parallel_regions(PER_THREAD_SUMS)
+    assert "#pragma omp" not in out and "omp_get_thread_num" not in out
+    assert f"{PARALLEL_TEAM}(2, [&](int64_t tid)" in out
+    assert ("for(int64_t x0=tessera_team_first(static_cast<int64_t>(0L), static_cast<int64_t>(1000L), "
+            "static_cast<int64_t>(1L), tid, 2); x0<tessera_share_end;") in out
+    member = out[out.index(PARALLEL_TEAM + "(2"):]
+    assert member.index("float tmp_acc0_local = 0;") < member.index("});")
+
+
+@pytest.mark.parametrize("source", [TEAM_WITH_BARRIER, REGION_LOCAL], ids=["barrier", "region_local"])
 def test_a_region_that_needs_a_team_runs_on_the_calling_thread(source):
-    """Per-thread accumulators (tid) and variables private to each thread
-    of the team: the region loses its "omp parallel" line only, which makes
-    it a team of one, and no thread pool is called."""
+    """Per-thread state with a barrier, and variables private to each thread
+    of a team of unknown size: the region loses its "omp parallel" line
+    only, which makes it a team of one, and no thread pool is called."""
     out = rewrite_parallel_regions(source)
     assert "#pragma omp parallel" not in out
     assert PARALLEL_FOR not in out
@@ -144,7 +187,8 @@ STAND_IN_PREFIX = "#include <cstdint>\n#include <algorithm>\n"
 @pytest.mark.parametrize("source, expected", [
     (ELEMENTWISE, lambda x: [1.0] + [v * 2 for v in x[1:]]),
     (COLLAPSED, lambda x: [v + 1 for v in x[:15]] + [0.0] * (len(x) - 15)),
-], ids=["elementwise", "collapsed"])
+    (PER_THREAD_SUMS, lambda x: [sum(x)] + [0.0] * (len(x) - 1)),
+], ids=["elementwise", "collapsed", "team"])
 def test_rewritten_kernels_compute_what_the_openmp_ones_do(tmp_path, source, expected):
     pool = tmp_path / "libtorch_tessera_host_parallel.so"
     (tmp_path / "pool.cc").write_text(POOL)

@@ -353,3 +353,62 @@ TEST_CASE("reduce: whole-tensor amax, amin, prod, norms and var of a long row", 
     CHECK(std::isnan(norm(u, INFINITY).item<double>()));
   }
 }
+
+// Reductions over the leading dims of a contiguous float tensor take a
+// path of their own (columns reduced row after row); each column must get
+// what a reduction of its own values gives, NaN in a column included, and
+// a non-contiguous input (the row view) must agree.
+TEST_CASE("reduce: amax, amin, prod and norms over the leading dims", "[reduce]") {
+  const int64_t a = 11, b = 47, c = 1003;  // 517 rows, a column count with a vector tail
+  std::vector<double> v(static_cast<size_t>(a * b * c));
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = static_cast<double>(static_cast<float>(std::cos(0.7 * static_cast<double>(i)) * 3.0));
+  }
+  v[static_cast<size_t>(200 * c + 5)] = std::nan("");  // column 5 has a NaN in a middle row
+  Tensor t = make_tensor(v, {a, b, c});
+  const int64_t rows = a * b;
+  auto column = [&](int64_t j) {
+    std::vector<double> col;
+    for (int64_t r = 0; r < rows; ++r) col.push_back(v[static_cast<size_t>(r * c + j)]);
+    return col;
+  };
+  const std::vector<double> got_max = to_doubles(amax(t, {0, 1}));
+  const std::vector<double> got_min = to_doubles(amin(t, {1, 0}));
+  const std::vector<double> got_inf = to_doubles(norm(t, INFINITY, {0, 1}));
+  const std::vector<double> got_l1 = to_doubles(norm(t, 1.0, {0, 1}));
+  const std::vector<double> got_l2 = to_doubles(norm(t, 2.0, {0, 1}));
+  int bad = 0;
+  for (int64_t j = 0; j < c; ++j) {
+    const std::vector<double> col = column(j);
+    const bool has_nan = j == 5;
+    double mx = -1e300, mn = 1e300, mi = 0, l1 = 0, l2 = 0;
+    for (double x : col) {
+      mx = std::max(mx, x), mn = std::min(mn, x), mi = std::max(mi, std::abs(x));
+      l1 += std::abs(x), l2 += x * x;
+    }
+    auto same = [&](double got, double want) { return has_nan ? std::isnan(got) : got == want; };
+    auto near = [&](double got, double want) {
+      return has_nan ? std::isnan(got) : std::abs(got - want) <= 1e-5 * want;
+    };
+    const size_t k = static_cast<size_t>(j);
+    if (!same(got_max[k], mx) || !same(got_min[k], mn) || !same(got_inf[k], mi) ||
+        !near(got_l1[k], l1) || !near(got_l2[k], std::sqrt(l2))) {
+      ++bad;
+    }
+  }
+  CHECK(bad == 0);
+  // The same reduction through the row view (a transposed, non-contiguous input).
+  Tensor m = make_tensor(v, {rows, c});
+  const std::vector<double> via_rows = to_doubles(amax(m.t().contiguous().t(), {0}));
+  const std::vector<double> direct = to_doubles(amax(m, {0}));
+  for (int64_t j = 0; j < c; ++j) {
+    const size_t k = static_cast<size_t>(j);
+    CHECK((std::isnan(via_rows[k]) ? std::isnan(direct[k]) : via_rows[k] == direct[k]));
+  }
+  // A product along columns with exact partial products.
+  std::vector<double> f(static_cast<size_t>(rows * 16));
+  for (size_t i = 0; i < f.size(); ++i) f[i] = (i / 16) % 3 == 0 ? 2.0 : (i / 16) % 3 == 1 ? 0.5 : -1.0;
+  double exact = 1;
+  for (int64_t r = 0; r < rows; ++r) exact *= f[static_cast<size_t>(r * 16)];
+  for (double p : to_doubles(prod(make_tensor(f, {rows, 16}), 0))) CHECK(p == exact);
+}

@@ -3,6 +3,7 @@
 // indices (ArgReduce), and var/std (VarStd). Each works on the [M, N] row
 // view of reduction_rows.h, rows split across oneTBB tasks (and a long row
 // across them too when there are fewer rows than threads).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -286,8 +287,88 @@ A reduce_row(ReduceExtOp op, const I* x, int64_t n, int64_t m) {
   return 0;
 }
 
+// Reductions of a contiguous float input over its leading dims ([R, C],
+// one result per column, as amax(dim=0) or a norm over the batch): the
+// row view would transpose the whole input first (amax over dim 0 of a
+// [4096, 1024] tensor took 4 ms, torch 0.6). Each task reduces a block
+// of columns, row after row, elementwise across the block.
+bool reduce_leading_dims_f32(ReduceExtOp op, Tensor& out, const Tensor& in, const Shape& dims) {
+  const bool supported = op == ReduceExtOp::kAmax || op == ReduceExtOp::kAmin ||
+                         op == ReduceExtOp::kNormInf || op == ReduceExtOp::kProd ||
+                         op == ReduceExtOp::kNorm1 || op == ReduceExtOp::kNorm2;
+  if (!supported || in.dtype() != DType::kF32 || out.dtype() != DType::kF32 ||
+      !in.is_contiguous() || !out.is_contiguous() || dims.empty() ||
+      static_cast<int64_t>(dims.size()) >= in.dim()) {
+    return false;
+  }
+  Shape sorted = dims;
+  std::sort(sorted.begin(), sorted.end());
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    const bool reduced = d < static_cast<int64_t>(sorted.size());
+    if (reduced && sorted[static_cast<size_t>(d)] != d) return false;  // not the leading dims
+    (reduced ? rows : cols) *= in.sizes()[d];
+  }
+  constexpr int64_t kVec = vec::kVec;
+  if (rows < 2 || cols < kVec) return false;
+  const float* x = static_cast<const float*>(in.data_ptr());
+  float* y = static_cast<float*>(out.data_ptr());
+  constexpr int64_t kBlock = 1024;  // columns a task keeps in its accumulators
+  const int64_t per_thread = (cols + max_threads() - 1) / max_threads();
+  const int64_t width = std::clamp<int64_t>((per_thread + kVec - 1) / kVec * kVec, kVec, kBlock);
+  const int64_t blocks = (cols + width - 1) / width;
+  auto block = [&](int64_t b) {
+    const int64_t c0 = b * width, w = std::min(width, cols - c0);
+    if (op == ReduceExtOp::kNorm1 || op == ReduceExtOp::kNorm2) {
+      double acc[kBlock] = {};
+      const bool one = op == ReduceExtOp::kNorm1;
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* row = x + r * cols + c0;
+        if (one) {
+          for (int64_t c = 0; c < w; ++c) acc[c] += std::abs(static_cast<double>(row[c]));
+        } else {
+          for (int64_t c = 0; c < w; ++c) acc[c] += static_cast<double>(row[c]) * row[c];
+        }
+      }
+      for (int64_t c = 0; c < w; ++c) y[c0 + c] = static_cast<float>(one ? acc[c] : std::sqrt(acc[c]));
+      return;
+    }
+    float acc[kBlock];
+    const float* first = x + c0;
+    const bool abs = op == ReduceExtOp::kNormInf;
+    for (int64_t c = 0; c < w; ++c) {
+      acc[c] = op == ReduceExtOp::kProd ? first[c] : abs ? std::abs(first[c]) : first[c];
+    }
+    for (int64_t r = 1; r < rows; ++r) {
+      const float* row = x + r * cols + c0;
+      switch (op) {
+        case ReduceExtOp::kProd:
+          for (int64_t c = 0; c < w; ++c) acc[c] *= row[c];
+          break;
+        case ReduceExtOp::kAmin:  // a NaN, once taken, stays: NaN < v is false
+          for (int64_t c = 0; c < w; ++c) acc[c] = (row[c] < acc[c]) | (row[c] != row[c]) ? row[c] : acc[c];
+          break;
+        default:  // kAmax, kNormInf
+          for (int64_t c = 0; c < w; ++c) {
+            const float v = abs ? std::abs(row[c]) : row[c];
+            acc[c] = (v > acc[c]) | (v != v) ? v : acc[c];
+          }
+          break;
+      }
+    }
+    for (int64_t c = 0; c < w; ++c) y[c0 + c] = acc[c];
+  };
+  if (rows * cols <= kElementwiseGrain) {
+    for (int64_t b = 0; b < blocks; ++b) block(b);
+  } else {
+    parallel_for_each(blocks, block);
+  }
+  return true;
+}
+
 void reduce_ext_kernel(const KernelContext&, ReduceExtOp op, Tensor& out, const Tensor& in,
                        const Shape& dims) {
+  if (reduce_leading_dims_f32(op, out, in, dims)) return;
   const RowLayout l = row_layout(in, dims);
   const Tensor rows = rows_of(in, l);
   RowsOut dst(out, l);
