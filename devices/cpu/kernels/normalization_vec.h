@@ -75,13 +75,19 @@ inline f32v exp_reduced(f32v x, i32v& k) {
 // max element contributes 1). Positive x are not clamped (callers never
 // pass them; up to 88 they would still come out right). NaN arguments
 // give garbage: callers check for NaN first.
+// e^x for -87 <= x <= 88, where 2^k is a normal float: exp_reduced and its
+// power of two, with no range checks (callers that know their range, such
+// as gelu's |x| <= 2 sqrt 2 path, skip exp_nonpositive's).
+inline f32v exp_normal_range(f32v x) {
+  i32v k;
+  const f32v p = exp_reduced(x, k);
+  return p * reinterpret_cast<f32v>((k + 127) << 23);
+}
+
 inline f32v exp_nonpositive(f32v x) {
   const f32v lo = splatv(-87.0f), zero = splatv(0.0f);
   const f32v xc = x < lo ? lo : x;
-  i32v k;
-  const f32v p = exp_reduced(xc, k);
-  const f32v scale = reinterpret_cast<f32v>((k + 127) << 23);
-  return x < lo ? zero : p * scale;
+  return x < lo ? zero : exp_normal_range(xc);
 }
 
 inline float exp_nonpositive(float x) {
@@ -90,15 +96,17 @@ inline float exp_nonpositive(float x) {
   return buf[0];
 }
 
-// True when every lane of mask (lanes all ones or all zeros, as vector
-// compares give) is set: one instruction where the width has one.
-inline bool all_lanes(i32v mask) {
+// The lanes of mask (each all ones or all zeros, as vector compares give)
+// that are set, one bit each: one instruction where the width has one.
+inline unsigned lane_bits(i32v mask) {
 #if TESSERA_CPU_VEC_BYTES == 64
-  return _mm512_movepi32_mask(reinterpret_cast<__m512i>(mask)) == 0xFFFF;
+  return _mm512_movepi32_mask(reinterpret_cast<__m512i>(mask));
 #else
-  return _mm256_movemask_ps(reinterpret_cast<__m256>(mask)) == 0xFF;
+  return static_cast<unsigned>(_mm256_movemask_ps(reinterpret_cast<__m256>(mask)));
 #endif
 }
+inline bool all_lanes(i32v mask) { return lane_bits(mask) == (1u << kVec) - 1; }
+inline bool any_lane(i32v mask) { return lane_bits(mask) != 0; }
 
 inline float hsumv(f32v v) {
   float s = 0;

@@ -102,7 +102,7 @@ A extreme_of(const I* x, int64_t n) {
 template <bool kMax, bool kAbs>
 float extreme_of_f32(const float* x, int64_t n) {
   using namespace vec;
-  auto value = [](f32v v) { return kAbs ? floatsv(bitsv(v) & ~splat_sign_mask()) : v; };
+  auto value = [](f32v v) { return kAbs ? absv(v) : v; };
   auto pick = [](f32v v, f32v best) { return (kMax ? v > best : v < best) ? v : best; };
   f32v b0 = value(splatv(x[0])), b1 = b0;
   i32v nan = {};
@@ -115,11 +115,8 @@ float extreme_of_f32(const float* x, int64_t n) {
   }
   b0 = pick(b1, b0);
   float r = b0[0];
-  bool any_nan = false;
-  for (int j = 0; j < kVec; ++j) {
-    any_nan |= nan[j] != 0;
-    r = (kMax ? b0[j] > r : b0[j] < r) ? b0[j] : r;
-  }
+  bool any_nan = any_lane(nan);
+  for (int j = 0; j < kVec; ++j) r = (kMax ? b0[j] > r : b0[j] < r) ? b0[j] : r;
   for (; i < n; ++i) {
     const float v = kAbs ? std::abs(x[i]) : x[i];
     any_nan |= v != v;

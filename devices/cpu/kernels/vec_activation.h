@@ -17,13 +17,14 @@ inline namespace TESSERA_CPU_VEC_ABI {
 inline i32v splat_sign_mask() { return i32v{} + INT32_MIN; }
 inline i32v bitsv(f32v v) { return reinterpret_cast<i32v>(v); }
 inline f32v floatsv(i32v v) { return reinterpret_cast<f32v>(v); }
+inline f32v absv(f32v v) { return floatsv(bitsv(v) & ~splat_sign_mask()); }
 
 // tanh(x) = sign(x) t(|x|): below 0.35 the odd Taylor series to x^13
 // (the next term is below 1e-9 of the value), above it (1 - e) / (1 + e)
 // with e = exp(-2 |x|) <= 0.5, so the subtraction loses nothing.
 inline f32v tanh_v(f32v x) {
   const i32v sign = bitsv(x) & splat_sign_mask();
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask());
+  const f32v a = absv(x);
   const f32v a2 = a * a;
   f32v poly = splatv(21844.0f / 6081075.0f);
   poly = poly * a2 - 1382.0f / 155925.0f;
@@ -42,7 +43,7 @@ inline f32v tanh_v(f32v x) {
 // sigmoid(x) = 1 / (1 + e^-x), as e / (1 + e) with e = e^x for negative x
 // (no overflow, no cancellation).
 inline f32v sigmoid_v(f32v x) {
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask());
+  const f32v a = absv(x);
   const f32v e = exp_nonpositive(-a);
   const f32v r = (x < 0.0f ? e : splatv(1.0f)) / (1.0f + e);
   return x != x ? x : r;
@@ -67,7 +68,7 @@ inline f32v erfc_nonnegative(f32v a, f32v e) {
   h = h * t - 6.7077788756e-06f;
   // h's constant term is negative: where e underflows to 0 the product
   // would be -0, and gelu(-1e5) would come out +0 instead of -0.
-  return floatsv(bitsv(e * h) & ~splat_sign_mask());
+  return absv(e * h);
 }
 
 inline f32v erfc_nonnegative(f32v a) { return erfc_nonnegative(a, exp_nonpositive(-(a * a))); }
@@ -93,14 +94,6 @@ inline f32v erfcx_small(f32v a) {
   return p;
 }
 
-// e^x for -4 <= x <= 0 (no lane can under- or overflow): exp_reduced and
-// its power of two, without exp_nonpositive's range checks.
-inline f32v exp_small_nonpositive(f32v x) {
-  i32v k;
-  const f32v p = exp_reduced(x, k);
-  return p * floatsv((k + 127) << 23);
-}
-
 // gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - erfc(x / sqrt 2) / 2)
 // for x >= 0 and x erfc(|x| / sqrt 2) / 2 for x < 0, so neither side
 // cancels. Within 4e-7 of the exact value (relative 5e-7 for x >= 0),
@@ -112,9 +105,9 @@ inline f32v exp_small_nonpositive(f32v x) {
 // division, no range checks (a NaN lane fails the test), about 25% fewer
 // instructions.
 inline f32v gelu_v(f32v x) {
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  const f32v a = absv(x) * 0.70710678118654752f;
   if (all_lanes(a <= 2.0f)) {
-    const f32v half_erfc = 0.5f * exp_small_nonpositive(-(a * a)) * erfcx_small(a);
+    const f32v half_erfc = 0.5f * exp_normal_range(-(a * a)) * erfcx_small(a);
     return x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
   }
   const f32v half_erfc = 0.5f * erfc_nonnegative(a);
@@ -131,9 +124,9 @@ inline f32v gelu_v(f32v x) {
 //              inner(x) = sqrt(2 / pi) (x + 0.044715 x^3);
 //   silu:      s (1 + x (1 - s)), s = sigmoid(x).
 inline f32v gelu_backward_v(f32v g, f32v x) {
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask()) * 0.70710678118654752f;
+  const f32v a = absv(x) * 0.70710678118654752f;
   if (all_lanes(a <= 2.0f)) {  // as gelu_v
-    const f32v e = exp_small_nonpositive(-0.5f * x * x);
+    const f32v e = exp_normal_range(-0.5f * x * x);
     const f32v half_erfc = 0.5f * e * erfcx_small(a);
     const f32v cdf = x < 0.0f ? half_erfc : 1.0f - half_erfc;
     return g * (cdf + x * (0.39894228040143267794f * e));

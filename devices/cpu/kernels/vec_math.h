@@ -85,7 +85,7 @@ inline f32v expm1_v(f32v x) {
   p = p * x + 1.0f / 6.0f;
   p = p * x + 0.5f;
   const f32v series = x + x * x * p;
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask());
+  const f32v a = absv(x);
   const f32v r = a < 0.5f ? series : exp_v(x) - 1.0f;
   return x != x || x == 0.0f ? x : r;  // NaN and both zeros as they are
 }
@@ -108,7 +108,7 @@ inline f32v log1p_v(f32v x) {
 // (the next term is below 1e-10 of the value).
 inline f32v erf_v(f32v x) {
   const i32v sign = bitsv(x) & splat_sign_mask();
-  const f32v a = floatsv(bitsv(x) & ~splat_sign_mask());
+  const f32v a = absv(x);
   const f32v a2 = a * a;
   f32v p = splatv(-1.0f / 75600.0f);
   p = p * a2 + 1.0f / 9360.0f;
@@ -146,10 +146,8 @@ inline f32v sin_cos_v(f32v x) {
   const i32v q = __builtin_convertvector(kf, i32v) + (kCos ? 1 : 0);
   const f32v v = (q & 1) != 0 ? cos_r : sin_r;
   f32v y = floatsv(bitsv(v) ^ ((q & 2) << 30));  // negate in quadrants 2 and 3
-  const i32v big = floatsv(bitsv(x) & ~splat_sign_mask()) > 8192.0f;
-  bool any_big = false;
-  for (int j = 0; j < kVec; ++j) any_big |= big[j] != 0;
-  if (__builtin_expect(any_big, 0)) {
+  const i32v big = absv(x) > 8192.0f;
+  if (__builtin_expect(any_lane(big), 0)) {
     for (int j = 0; j < kVec; ++j) {
       if (big[j] != 0) y[j] = kCos ? std::cos(x[j]) : std::sin(x[j]);
     }
