@@ -211,20 +211,25 @@ def bench_mlp_step(device, args):
                     device, args, repeats=args.mlp_repeats, calls=2, goal=1.0)
 
 
-def bench_mlp_step_compiled(device, args):
-    # Eager on tessera takes its turns beside the two compiled sides, so the
-    # compiled / eager figure (the torch.compile goal) compares steps timed
-    # under the same load; a separate loop afterwards measured 0.93 where
-    # interleaved turns gave 1.00-1.02.
-    row = step_row("mlp_train_step_compiled", MLP_SHAPE + ", torch.compile",
-                   mlp_step_fn("cpu", compiled=True), mlp_step_fn(device, compiled=True),
-                   device, args, repeats=args.mlp_repeats, calls=2, goal=1.0,
-                   also_on_device={"tessera_eager": mlp_step_fn(device)})
+def compiled_row(name, shape, step_fn, device, args, calls):
+    """A step_row of step_fn(device, compiled=True) against torch's compiled
+    step, with tessera's eager step taking its turns beside them: the
+    compiled / eager figure (the torch.compile goal) then compares steps
+    timed under the same load (a separate eager loop after the row had
+    measured 0.93 for the MLP, where turns give 0.94-1.00)."""
+    row = step_row(name, shape + ", torch.compile", step_fn("cpu", compiled=True),
+                   step_fn(device, compiled=True), device, args, repeats=args.mlp_repeats,
+                   calls=calls, goal=1.0,
+                   also_on_device={"tessera_eager": step_fn(device, compiled=False)})
     seconds = row["seconds"]
     row["compiled_vs_eager_tessera"] = (seconds["tessera_eager"]["median"] /
                                         seconds["tessera"]["median"])
     row["stats"] = torch_tessera.compile_stats()
     return row
+
+
+def bench_mlp_step_compiled(device, args):
+    return compiled_row("mlp_train_step_compiled", MLP_SHAPE, mlp_step_fn, device, args, calls=2)
 
 
 TRANSFORMER_SHAPE = "encoder layer d256 h4 ff1024 pre-norm, 16x128 tokens f32, SGD"
@@ -249,18 +254,8 @@ def transformer_step_fn(device, compiled):
 
 
 def bench_transformer_block_compiled(device, args):
-    # As bench_mlp_step_compiled: eager on tessera takes turns beside the two
-    # compiled sides for the compiled / eager figure.
-    row = step_row("transformer_block_compiled", TRANSFORMER_SHAPE + ", torch.compile",
-                   transformer_step_fn("cpu", compiled=True),
-                   transformer_step_fn(device, compiled=True), device, args,
-                   repeats=args.mlp_repeats, calls=1, goal=1.0,
-                   also_on_device={"tessera_eager": transformer_step_fn(device, compiled=False)})
-    seconds = row["seconds"]
-    row["compiled_vs_eager_tessera"] = (seconds["tessera_eager"]["median"] /
-                                        seconds["tessera"]["median"])
-    row["stats"] = torch_tessera.compile_stats()
-    return row
+    return compiled_row("transformer_block_compiled", TRANSFORMER_SHAPE, transformer_step_fn,
+                        device, args, calls=1)
 
 
 def demo_step_fn(device):

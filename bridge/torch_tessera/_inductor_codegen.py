@@ -1,8 +1,9 @@
 """Inductor code generation for tessera devices.
 
 - Kernels: Inductor's C++ scheduling (``CppScheduling``), as for ``cpu``,
-  with small kernels kept on one thread and bool masks stored by vector
-  code (``TesseraScheduling`` in ``_inductor_kernels``).
+  with the parallel loops on oneTBB instead of OpenMP and bool masks
+  loaded and stored by vector code (``TesseraScheduling`` in
+  ``_inductor_kernels``).
   Its kernels run on the host; ``host_kernels.run_host_kernel`` hands them
   the tensors themselves on host-addressable devices and host copies on
   the others.

@@ -89,6 +89,12 @@ static inline Mask {LOAD_BOOL_MASK}(const bool* src, int64_t count) {{
 _PREFIX_INCLUDE = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
 
 
+def _define_after_prefix(source: str, definitions: str) -> str:
+    """source with definitions right after Inductor's prefix header (which
+    they use), or as it is when it has none."""
+    return source.replace(_PREFIX_INCLUDE, _PREFIX_INCLUDE + definitions, 1)
+
+
 # The thread pool of the rewritten loops: the package loads
 # libtorch_tessera_host_parallel.so (host_kernels.py), and a kernel finds it
 # by its soname. Without it (a kernel run in a process that never imported
@@ -153,8 +159,11 @@ _OMP_FOR = re.compile(r"^\s*#\s*pragma\s+omp\s+for\b(.*)$")
 _OMP_SINGLE = re.compile(r"^\s*#\s*pragma\s+omp\s+single\s*$")
 _THREAD_ID = re.compile(r"^\s*int\s+tid\s*=\s*omp_get_thread_num\(\);\s*$")
 _FOR_HEADER = re.compile(r"^(\s*)for\((int64_t) (\w+)=(.*?); \3<(.*?); \3\+=(.*)\)\s*$")
+# An OpenMP construct or runtime call other than "omp simd": what code run
+# outside an OpenMP team must not use.
+_OPENMP_USE = r"#\s*pragma\s+omp\s+(?!simd\b)|\bomp_"
 # What a loop body must not use once its iterations leave OpenMP's team.
-_TEAM_DEPENDENT = re.compile(r"\btid\b|\bomp_get_|#\s*pragma\s+omp\s+(?!simd\b)")
+_TEAM_DEPENDENT = re.compile(r"\btid\b|" + _OPENMP_USE)
 # Clauses of "omp for" that make the loop more than a split of iterations.
 _UNSPLITTABLE_CLAUSES = re.compile(r"\b(reduction|lastprivate|linear|ordered|private)\b")
 
@@ -222,7 +231,7 @@ def _region_items(lines, lo, hi):
 
 _NUM_THREADS = re.compile(r"\bnum_threads\((\d+)\)")
 _PER_THREAD_ARRAY = re.compile(r"\b\w+_arr\[(\d+)\];")
-_TEAM_UNSAFE = re.compile(r"#\s*pragma\s+omp\s+(?!simd\b)|\bomp_")
+_TEAM_UNSAFE = re.compile(_OPENMP_USE)
 
 
 def _team_size(pragma, before):
@@ -299,9 +308,7 @@ def rewrite_parallel_regions(source: str) -> str:
                 continue
         i += 1  # the team of one: the region's code as it is, on this thread
     source = "\n".join(out)
-    if rewritten and _PREFIX_INCLUDE in source:
-        source = source.replace(_PREFIX_INCLUDE, _PREFIX_INCLUDE + _PARALLEL_FOR_DEFINITION, 1)
-    return source
+    return _define_after_prefix(source, _PARALLEL_FOR_DEFINITION) if rewritten else source
 
 
 class _BoolMasks:
@@ -346,8 +353,8 @@ class TesseraKernelGroup(KernelGroup):
 
     def codegen_group(self, name=None) -> str:
         source = rewrite_parallel_regions(super().codegen_group(name))
-        if (STORE_BOOL_MASK in source or LOAD_BOOL_MASK in source) and _PREFIX_INCLUDE in source:
-            source = source.replace(_PREFIX_INCLUDE, _PREFIX_INCLUDE + _BOOL_MASK_DEFINITIONS, 1)
+        if STORE_BOOL_MASK in source or LOAD_BOOL_MASK in source:
+            source = _define_after_prefix(source, _BOOL_MASK_DEFINITIONS)
         return source
 
 

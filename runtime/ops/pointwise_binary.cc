@@ -71,10 +71,11 @@ DType compute_dtype(Op op, DType common, const Operand& a, const Operand& b) {
 
 // pow(x, e) for the integer exponents that models use most (squares in
 // norms and losses, and the x^1 in their gradient), as a copy, a multiply
-// or a reciprocal: a general pow costs tens of times as much. These give IEEE pow's values, signed zeros and
-// infinities included ((1 / x)^2 is within 2 ulp of pow(x, -2)). 0.5 is
-// left to pow: sqrt differs at -0 and -inf. Each form reads x once per
-// pass and writes elementwise, so dst may be x itself (pow_).
+// or a reciprocal: a general pow costs tens of times as much. These give
+// IEEE pow's values, signed zeros and infinities included ((1 / x)^2 is
+// within 2 ulp of pow(x, -2)). 0.5 is left to pow: sqrt differs at -0 and
+// -inf. Each form reads x once per pass and writes elementwise, so dst may
+// be x itself (pow_).
 enum class PowForm { kGeneral, kIdentity, kSquare, kReciprocal, kInverseSquare };
 
 PowForm pow_form(Op op, const Operand& a, const Operand& b, DType dtype) {
