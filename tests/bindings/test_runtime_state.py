@@ -1,6 +1,9 @@
 """Streams, events, the allocator's statistics, the CPU-fallback counters,
 errors, and ops from several Python threads at once."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -119,9 +122,6 @@ def test_threads_run_ops_concurrently(device):
 def _import_with_env(**env_vars):
     """Runs `import tessera`, a matmul and an exp in a fresh process with
     env_vars set; returns (returncode, stdout, stderr)."""
-    import os
-    import subprocess
-    import sys
     env = dict(os.environ, **env_vars)
     code = ("import tessera; x = tessera.ones(64, 64); (x @ x).cpu(); "
             "print(tessera.exp(x).tolist()[0][0])")
