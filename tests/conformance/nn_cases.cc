@@ -259,6 +259,9 @@ TESSERA_CONFORMANCE_OP("embedding_dense_backward") {
         make_sample("repeated indices, padding_idx 2", {make_input({3, 4, 5}, t, 1), make_input({3, 4}, DType::kI64, 2, 0, 5)}, {6, 2}),
         make_sample("no padding, int32 indices", {make_input({6, 3}, t, 3).t().t(), make_input({6}, DType::kI32, 4, 0, 3)}, {4, -1}),
         make_sample("zero-size indices", {make_input({0, 5}, t, 5), make_input({0}, DType::kI64, 6, 0, 3)}, {4, -1}),
+        make_sample("transposed grad", {make_input({5, 6}, t, 7).t(), make_input({6}, DType::kI64, 8, 0, 3)}, {4, 0}),
+        // Columns split over threads, each index repeated about 6 times.
+        make_sample("[3000, 64], 500 rows", {make_input({3000, 64}, t, 9), make_input({3000}, DType::kI64, 10, 0, 499)}, {500, 7}),
     };
   };
   c.run = [](const std::vector<Tensor>& in, const Sample& s) {
@@ -299,6 +302,10 @@ std::vector<Sample> nll_samples(DType t) {
     out.push_back(make_sample("1-D input", {in({5}), tgt({}, 4), in({5})}, {r, -100}));
     out.push_back(make_sample("[2, 3, 2, 2] spatial, weight", {in({2, 3, 2, 2}), tgt({2, 2, 2}, 2), pos({3})}, {r, -100}, true));
     out.push_back(make_sample("zero-size batch", {in({0, 3}), tgt({0}, 2), in({3})}, {r, -100}));
+    // More targets than one block of the loss sums, a gradient above the
+    // parallel grain, the input transposed and some targets ignored.
+    out.push_back(make_sample("[5000, 7] transposed, ignore_index 3",
+                              {in({7, 5000}).t(), tgt({5000}, 6), pos({7})}, {r, 3}, true));
   }
   return out;
 }
