@@ -16,6 +16,7 @@
 #include "devices/cpu/kernels/normalization_vec.h"
 #include "devices/cpu/kernels/parallel.h"
 #include "devices/cpu/kernels/reduction_rows.h"
+#include "devices/cpu/kernels/vec_math.h"
 #include "runtime/ops/kernel_signatures.h"
 
 namespace tessera::cpu {
@@ -182,6 +183,30 @@ void softmax_kernel(const KernelContext&, bool log, Tensor& out, const Tensor& i
   dst.finish();
 }
 
+// One f32 row of the backward, in vector lanes: a language model's
+// [tokens, vocabulary] log_softmax backward ([1024, 8000]) took 13.6 ms
+// with a scalar std::exp and a sequential sum, against torch's 10.1.
+void softmax_backward_row_f32(bool log, const float* __restrict g, const float* __restrict y,
+                              float* __restrict out, int64_t n) {
+  using namespace vec;
+  int64_t i = 0;
+  if (log) {
+    // grad_in = g - exp(y) * sum(g)
+    const float s = lane_sum(g, n);
+    for (; i + kVec <= n; i += kVec) storev(out + i, loadv(g + i) - exp_v(loadv(y + i)) * s);
+    for (; i < n; ++i) out[i] = g[i] - std::exp(y[i]) * s;
+  } else {
+    // grad_in = y * (g - sum(g * y))
+    f32v part = {};
+    for (; i + kVec <= n; i += kVec) part += loadv(g + i) * loadv(y + i);
+    float s = 0;
+    for (; i < n; ++i) s += g[i] * y[i];
+    s += hsumv(part);
+    for (i = 0; i + kVec <= n; i += kVec) storev(out + i, loadv(y + i) * (loadv(g + i) - s));
+    for (; i < n; ++i) out[i] = y[i] * (g[i] - s);
+  }
+}
+
 void softmax_backward_kernel(const KernelContext&, bool log, Tensor& grad_in,
                              const Tensor& grad_out, const Tensor& output, int64_t dim) {
   const RowLayout l = row_layout(output, {dim});
@@ -202,6 +227,10 @@ void softmax_backward_kernel(const KernelContext&, bool log, Tensor& grad_in,
           const T* gr = g + r * n;
           const T* yr = y + r * n;
           T* out = gi + r * n;
+          if constexpr (std::is_same_v<T, float>) {
+            softmax_backward_row_f32(log, gr, yr, out, n);
+            continue;
+          }
           C s = 0;
           if (log) {
             // grad_in = g - exp(y) * sum(g)
