@@ -200,14 +200,18 @@ TEST_CASE("unary math: the gelu and silu gradients of float32") {
         sweep(100.0f));
 }
 
-TEST_CASE("unary math: pow's exponents 1, 2, -1 and -2 give IEEE pow's values") {
+TEST_CASE("unary math: pow's exponents 1, 2, 3, -1 and -2 give IEEE pow's values") {
   const std::vector<float> x = sweep(8.0f);
   for (double e : {1.0, 2.0, -1.0, -2.0, 0.5, 3.0}) {
-    // pow(x, -2) is (1 / x)^2: two roundings, the first doubled.
+    // pow(x, -2) is (1 / x)^2 and pow(x, 3) is (x x) x: two roundings.
     check({"pow", [e](const Tensor& t) { return tessera::pow(t, e); },
-           [e](double v) { return std::pow(v, e); }, e == -2.0 ? 2 : 1, 0.0},
+           [e](double v) { return std::pow(v, e); }, e == -2.0 || e == 3.0 ? 2 : 1, 0.0},
           x);
   }
+  // x^3 keeps the sign of zero and of infinity.
+  CHECK(to_doubles(tessera::pow(make_tensor({-0.0, -INFINITY, 2.0}, {3}), 3.0)) ==
+        std::vector<double>{-0.0, -INFINITY, 8.0});
+  CHECK(std::signbit(to_doubles(tessera::pow(make_tensor({-0.0}, {1}), 3.0))[0]));
   // In place: the result overwrites the operand it reads.
   Tensor t = make_tensor({3.0, -2.0, 0.5}, {3});
   tessera::pow_(t, 2.0);
@@ -216,6 +220,9 @@ TEST_CASE("unary math: pow's exponents 1, 2, -1 and -2 give IEEE pow's values") 
   CHECK(to_doubles(t) == std::vector<double>{1.0f / 81.0f, 1.0 / 16.0, 16.0});
   tessera::pow_(t, 1.0);
   CHECK(to_doubles(t) == std::vector<double>{1.0f / 81.0f, 1.0 / 16.0, 16.0});
+  Tensor c = make_tensor({3.0, -2.0, 0.5}, {3});
+  tessera::pow_(c, 3.0);
+  CHECK(to_doubles(c) == std::vector<double>{27.0, -8.0, 0.125});
   // x^1 of an integer tensor with a float exponent: the float result.
   CHECK(to_doubles(tessera::pow(make_tensor({3.0, -2.0}, {2}, DType::kI32), 1.0)) ==
         std::vector<double>{3.0, -2.0});
