@@ -20,6 +20,7 @@
 // cache) runs those instead for float32 compute, unless the bias's own
 // gradient is asked for.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -93,6 +94,34 @@ Tensor per_kv_head(const Tensor& g, const AttentionShape& a) {
   return group == 1 ? x.view({a.b, a.hk, g.size(1), g.size(2)}) : sum(x, {2});
 }
 
+// An operand as the fused kernels take it (row-strided, see
+// kernels::AttentionForward): itself where it is one, else a contiguous
+// copy.
+Tensor row_strided(const Tensor& t) {
+  const bool rows_contiguous = t.size(3) <= 1 || t.stride(3) == 1;
+  const bool rows_apart = t.size(2) <= 1 || t.stride(2) >= t.size(3);
+  return rows_contiguous && rows_apart ? t : t.contiguous();
+}
+
+// An uninitialized 4-D tensor of `sizes` laid out as `like` (its dims in
+// like's stride order, dense), as PyTorch lays out attention's output and
+// gradients; contiguous where that order would not keep the last dim
+// innermost. A model's [B, L, H, E] projection viewed as [B, H, L, E]
+// then gets an output whose transpose back is contiguous, with no copy.
+Tensor empty_in_layout_of(const Tensor& like, const Shape& sizes, TensorOptions options) {
+  std::array<int64_t, 4> order{0, 1, 2, 3};
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t x, int64_t y) { return like.stride(x) > like.stride(y); });
+  if (order[3] != 3) return empty(sizes, options);
+  Shape strides(4);
+  int64_t stride = 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    strides[static_cast<size_t>(*it)] = stride;
+    stride *= sizes[static_cast<size_t>(*it)];
+  }
+  return empty_strided(sizes, strides, options);
+}
+
 int64_t block_rows(const AttentionShape& a) {
   const int64_t per_row = std::max<int64_t>(1, a.b * a.h * a.s);
   return std::clamp<int64_t>(kBlockScores / per_row, 16, std::max<int64_t>(a.l, 1));
@@ -164,10 +193,11 @@ std::tuple<Tensor, Tensor> attention_blocked(const Tensor& query, const Tensor& 
   const double s = scale.value_or(1.0 / std::sqrt(static_cast<double>(a.e)));
   TensorOptions opts(cdt, query.device());
   if (cdt == DType::kF32 && a.b * a.h > 0 && a.l > 0 && a.s > 0) {
-    Tensor out = empty({a.b, a.h, a.l, a.ev}, opts), lse = empty({a.b, a.h, a.l}, opts);
+    Tensor out = empty_in_layout_of(query, {a.b, a.h, a.l, a.ev}, opts);
+    Tensor lse = empty({a.b, a.h, a.l}, opts);
     if (try_call_kernel<kernels::AttentionForward>(
-            query.device(), out, lse, in_dtype(query, cdt).contiguous(),
-            in_dtype(key, cdt).contiguous(), in_dtype(value, cdt).contiguous(),
+            query.device(), out, lse, row_strided(in_dtype(query, cdt)),
+            row_strided(in_dtype(key, cdt)), row_strided(in_dtype(value, cdt)),
             fused_bias(attn_bias, a, cdt), is_causal, s)) {
       return {in_dtype(out, query.dtype()), lse};
     }
@@ -240,19 +270,27 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> attention_blocked_backward(
     dbias = zeros(bias4, opts);
   }
   if (cdt == DType::kF32 && !bias_grad && bh > 0 && a.l > 0 && a.s > 0) {
-    Tensor gq = empty({a.b, a.h, a.l, a.e}, opts);
-    Tensor gk = empty({a.b, a.h, a.s, a.e}, opts), gv = empty({a.b, a.h, a.s, a.ev}, opts);
+    // Each gradient in its input's layout (per query head, when heads are
+    // grouped, and summed below into a new tensor).
+    const bool grouped = a.h != a.hk;
+    Tensor gq = empty_in_layout_of(query, {a.b, a.h, a.l, a.e}, opts);
+    Tensor gk = grouped ? empty({a.b, a.h, a.s, a.e}, opts)
+                        : empty_in_layout_of(key, {a.b, a.h, a.s, a.e}, opts);
+    Tensor gv = grouped ? empty({a.b, a.h, a.s, a.ev}, opts)
+                        : empty_in_layout_of(value, {a.b, a.h, a.s, a.ev}, opts);
     if (try_call_kernel<kernels::AttentionBackward>(
-            query.device(), gq, gk, gv, in_dtype(grad_out, cdt).contiguous(),
-            in_dtype(query, cdt).contiguous(), in_dtype(key, cdt).contiguous(),
-            in_dtype(value, cdt).contiguous(), fused_bias(attn_bias, a, cdt),
-            in_dtype(out, cdt).contiguous(), in_dtype(logsumexp_rows, cdt).contiguous(),
+            query.device(), gq, gk, gv, row_strided(in_dtype(grad_out, cdt)),
+            row_strided(in_dtype(query, cdt)), row_strided(in_dtype(key, cdt)),
+            row_strided(in_dtype(value, cdt)), fused_bias(attn_bias, a, cdt),
+            row_strided(in_dtype(out, cdt)), in_dtype(logsumexp_rows, cdt).contiguous(),
             is_causal, s)) {
       Tensor grad_q, grad_k, grad_v;
       if (output_mask[0]) grad_q = in_dtype(gq, query.dtype());
-      if (output_mask[1]) grad_k = in_dtype(per_kv_head(gk.view({bh, a.s, a.e}), a), key.dtype());
+      if (output_mask[1]) {
+        grad_k = in_dtype(grouped ? per_kv_head(gk.view({bh, a.s, a.e}), a) : gk, key.dtype());
+      }
       if (output_mask[2]) {
-        grad_v = in_dtype(per_kv_head(gv.view({bh, a.s, a.ev}), a), value.dtype());
+        grad_v = in_dtype(grouped ? per_kv_head(gv.view({bh, a.s, a.ev}), a) : gv, value.dtype());
       }
       return {grad_q, grad_k, grad_v, Tensor()};
     }

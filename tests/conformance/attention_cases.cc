@@ -241,6 +241,17 @@ std::vector<Sample> attention_samples(DType t) {
     out.push_back(attention_sample("tiles: bias [L, S] with a row all -inf [2, 2, 260, 8] x [2, 2, 520, 8]",
                                    {in({2, 2, 260, 8}), in({2, 2, 520, 8}), in({2, 2, 520, 4})},
                                    tile_bias.to(t)));
+    // As Hugging Face models call it: each of query, key and value a
+    // [B, L, heads, E] projection viewed as [B, heads, L, E], which the
+    // fused kernels read in place (their rows 4 or 2 heads apart), with
+    // out and the gradients in the same layout.
+    out.push_back(attention_sample("transposed [B, L, H, E] views, tiles, causal [1, 300, 3, 8]",
+                                   {in({1, 300, 3, 8}).transpose(1, 2), in({1, 300, 3, 8}).transpose(1, 2),
+                                    in({1, 300, 3, 8}).transpose(1, 2)},
+                                   {}, true));
+    out.push_back(attention_sample("transposed [B, L, H, E] views, tiles, grouped-query [2, 270, 4, 8] x [2, 270, 2, 8]",
+                                   {in({2, 270, 4, 8}).transpose(1, 2), in({2, 270, 2, 8}).transpose(1, 2),
+                                    in({2, 270, 2, 6}).transpose(1, 2)}));
   }
   return out;
 }

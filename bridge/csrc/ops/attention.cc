@@ -68,11 +68,10 @@ int64_t fused_sdp_choice(const at::Tensor& query, const at::Tensor& key, const a
                                                         : at::SDPBackend::error);
 }
 
-// A tensor of `sizes` laid out as `like` (its dims in the same stride
-// order): the layouts PyTorch's meta kernels promise for these ops, which
-// compiled graphs rely on.
-at::Tensor empty_in_layout_of(const at::Tensor& like, at::IntArrayRef sizes) {
-  if (like.sizes() == sizes) return at::empty_like(like);
+// The strides of a dense tensor of `sizes` laid out as `like` (its dims
+// in the same stride order): the layouts PyTorch's meta kernels promise
+// for these ops, which compiled graphs rely on.
+std::vector<int64_t> strides_in_layout_of(const at::Tensor& like, at::IntArrayRef sizes) {
   std::vector<int64_t> order(static_cast<size_t>(like.dim()));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -83,13 +82,16 @@ at::Tensor empty_in_layout_of(const at::Tensor& like, at::IntArrayRef sizes) {
     strides[static_cast<size_t>(*it)] = stride;
     stride *= sizes[static_cast<size_t>(*it)];
   }
-  return at::empty_strided(sizes, strides, like.options());
+  return strides;
 }
 
-// `value` in the layout of `like` (a copy only where they differ).
+// `value` in the layout of `like`: itself where the runtime wrote it so
+// (it lays out the fused kernels' results as its inputs), else a copy.
 at::Tensor in_layout_of(const at::Tensor& like, const at::Tensor& value) {
-  if (!value.defined() || value.strides() == like.strides()) return value;
-  return empty_in_layout_of(like, value.sizes()).copy_(value);
+  if (!value.defined()) return value;
+  const std::vector<int64_t> strides = strides_in_layout_of(like, value.sizes());
+  if (value.strides() == at::IntArrayRef(strides)) return value;
+  return at::empty_strided(value.sizes(), strides, like.options()).copy_(value);
 }
 
 using FusedAttention = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, c10::SymInt,
@@ -113,8 +115,7 @@ FusedAttention fused_attention(const at::Tensor& query, const at::Tensor& key,
   });
   // As PyTorch's meta kernel: the output in query's layout, the
   // logsumexp in float32, 0-d seed and offset (no dropout: unused).
-  const at::Tensor result = to_torch(out);
-  const at::Tensor output = empty_in_layout_of(query, result.sizes()).copy_(result);
+  const at::Tensor output = in_layout_of(query, to_torch(out));
   const at::Tensor no_seed = at::empty({}, query.options().dtype(at::kLong));
   return {output, to_torch(lse).to(at::kFloat), at::Tensor(), at::Tensor(),
           c10::SymInt(query.size(2)), c10::SymInt(key.size(2)), no_seed, no_seed, at::Tensor()};

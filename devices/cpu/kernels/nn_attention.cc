@@ -45,8 +45,8 @@ namespace tessera::cpu {
 namespace {
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstTile = Eigen::Map<const RowMajor>;
-using Tile = Eigen::Map<RowMajor>;
+// Rows of a head's [rows, cols] matrix, row stride ld.
+using Tile = Eigen::Map<RowMajor, 0, Eigen::OuterStride<>>;
 
 // c [m, n] (row stride ldc) = op(a) op(b) + beta c, row-major operands,
 // op(x) = x or x^T, on this thread alone (the tiles are already spread
@@ -70,10 +70,37 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 struct Geometry {
   int64_t b, h, hk, l, s, e, ev;
   int64_t group() const { return h / hk; }
-  // Element offsets of batch-head bh's query rows and of its key/value head.
-  int64_t q_offset(int64_t bh) const { return bh * l * e; }
-  int64_t kv_head(int64_t bh) const { return (bh / h) * hk + (bh % h) / group(); }
 };
+
+// A [B, heads, rows, cols] operand: rows of cols contiguous, the other
+// strides free (row stride ld >= cols), as kernels::AttentionForward
+// promises. Hugging Face models pass query, key and value as transposed
+// views of one [B, L, heads, E] projection; reading them in place saves
+// a copy of each, and writing the output and gradients in the same
+// layout saves the copies back.
+template <typename P>
+struct HeadsView {
+  P* data;
+  int64_t sb, sh, ld;
+  // Row 0 of head `head` of batch `batch`.
+  P* at(int64_t batch, int64_t head) const { return data + batch * sb + head * sh; }
+};
+
+template <typename P>
+HeadsView<P> heads_view(P* data, const Tensor& t) {
+  // A single row's stride may be anything; sgemm wants ld >= cols.
+  const int64_t ld = t.size(2) == 1 ? std::max<int64_t>(1, t.size(3)) : t.stride(2);
+  return {data, t.stride(0), t.stride(1), ld};
+}
+
+// Query head bh (batch-major) and the key/value head it reads.
+struct HeadIndex {
+  int64_t batch, head, kv_head;
+};
+
+HeadIndex head_index(const Geometry& g, int64_t bh) {
+  return {bh / g.h, bh % g.h, (bh % g.h) / g.group()};
+}
 
 Geometry geometry_of(const Tensor& query, const Tensor& key, const Tensor& value) {
   return {query.size(0), query.size(1), key.size(1), query.size(2),
@@ -103,10 +130,10 @@ int64_t key_end(const Geometry& g, bool is_causal, int64_t r0, int64_t n) {
 
 // A score tile [n, kb] for query rows r0.. and keys c0..: (scale q) k^T,
 // plus the bias, -inf where is_causal hides a key.
-void score_tile(float* scores, const float* q_scaled, const float* k, const Geometry& g,
-                const BiasView& bias, int64_t bh, bool is_causal, int64_t r0, int64_t n,
-                int64_t c0, int64_t kb) {
-  tile_gemm(false, true, n, kb, g.e, q_scaled, g.e, k + c0 * g.e, g.e, 0.0f, scores, kb);
+void score_tile(float* scores, const float* q_scaled, const float* k, int64_t ldk,
+                const Geometry& g, const BiasView& bias, int64_t bh, bool is_causal, int64_t r0,
+                int64_t n, int64_t c0, int64_t kb) {
+  tile_gemm(false, true, n, kb, g.e, q_scaled, g.e, k + c0 * ldk, ldk, 0.0f, scores, kb);
   for (int64_t i = 0; i < n; ++i) {
     float* row = scores + i * kb;
     if (bias.data != nullptr) {
@@ -168,35 +195,42 @@ float row_max(const float* x, int64_t n) {
   return out;
 }
 
-void scaled_copy(float* dst, const float* src, int64_t n, float scale) {
-  for (int64_t i = 0; i < n; ++i) dst[i] = src[i] * scale;
+// dst [rows, cols] (dense) = scale * src's rows (row stride ld).
+void scaled_rows(float* dst, const float* src, int64_t rows, int64_t cols, int64_t ld,
+                 float scale) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[i * cols + j] = src[i * ld + j] * scale;
+  }
 }
 
 // One (batch-head, query block) of the forward.
 struct ForwardTask {
   const Geometry& g;
   const BiasView& bias;
-  const float *q, *k, *v;
-  float *out, *lse;
+  HeadsView<const float> q, k, v;
+  HeadsView<float> out;
+  float* lse;
   bool is_causal;
   float scale;
 
   void operator()(int64_t bh, int64_t r0) const {
     const int64_t n = std::min(kQueryBlock, g.l - r0);
     const int64_t kend = key_end(g, is_causal, r0, n);
-    const float* kh = k + g.kv_head(bh) * g.s * g.e;
-    const float* vh = v + g.kv_head(bh) * g.s * g.ev;
+    const HeadIndex hi = head_index(g, bh);
+    const float* kh = k.at(hi.batch, hi.kv_head);
+    const float* vh = v.at(hi.batch, hi.kv_head);
     std::vector<float> q_scaled(static_cast<size_t>(n * g.e));
     std::vector<float> scores(static_cast<size_t>(n * std::min(kKeyBlock, kend)));
     std::vector<float> m(static_cast<size_t>(n), -kInf), l(static_cast<size_t>(n), 0.0f);
     std::vector<char> nan_row(static_cast<size_t>(n), 0);
-    scaled_copy(q_scaled.data(), q + g.q_offset(bh) + r0 * g.e, n * g.e, scale);
-    float* o = out + (bh * g.l + r0) * g.ev;
-    Tile acc(o, n, g.ev);
+    scaled_rows(q_scaled.data(), q.at(hi.batch, hi.head) + r0 * q.ld, n, g.e, q.ld, scale);
+    float* o = out.at(hi.batch, hi.head) + r0 * out.ld;
+    Tile acc(o, n, g.ev, Eigen::OuterStride<>(out.ld));
     acc.setZero();
     for (int64_t c0 = 0; c0 < kend; c0 += kKeyBlock) {
       const int64_t kb = std::min(kKeyBlock, kend - c0);
-      score_tile(scores.data(), q_scaled.data(), kh, g, bias, bh, is_causal, r0, n, c0, kb);
+      score_tile(scores.data(), q_scaled.data(), kh, k.ld, g, bias, bh, is_causal, r0, n, c0,
+                 kb);
       for (int64_t i = 0; i < n; ++i) {
         float* row = scores.data() + i * kb;
         const float block_max = nan_row[i] ? kNaN : row_max(row, kb);
@@ -213,8 +247,8 @@ struct ForwardTask {
         l[i] = l[i] * rescale + block_sum;
         m[i] = m_new;
       }
-      tile_gemm(false, false, n, g.ev, kb, scores.data(), kb, vh + c0 * g.ev, g.ev, 1.0f, o,
-                g.ev);
+      tile_gemm(false, false, n, g.ev, kb, scores.data(), kb, vh + c0 * v.ld, v.ld, 1.0f, o,
+                out.ld);
     }
     for (int64_t i = 0; i < n; ++i) {
       float& row_lse = lse[bh * g.l + r0 + i];
@@ -237,9 +271,15 @@ bool attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
                               const Tensor& bias, bool is_causal, double scale) {
   const Geometry g = geometry_of(query, key, value);
   const BiasView bv = bias_view(bias);
-  const ForwardTask task{g,          bv,          query.data<float>(), key.data<float>(),
-                         value.data<float>(), out.data<float>(), lse.data<float>(),
-                         is_causal,  static_cast<float>(scale)};
+  const ForwardTask task{g,
+                         bv,
+                         heads_view<const float>(query.data<float>(), query),
+                         heads_view<const float>(key.data<float>(), key),
+                         heads_view<const float>(value.data<float>(), value),
+                         heads_view<float>(out.data<float>(), out),
+                         lse.data<float>(),
+                         is_causal,
+                         static_cast<float>(scale)};
   const int64_t blocks = (g.l + kQueryBlock - 1) / kQueryBlock;
   parallel_for_each(g.b * g.h * blocks,
                     [&](int64_t t) { task(t / blocks, (t % blocks) * kQueryBlock); });
@@ -250,16 +290,22 @@ bool attention_forward_kernel(const KernelContext&, Tensor& out, Tensor& lse,
 struct BackwardTask {
   const Geometry& g;
   const BiasView& bias;
-  const float *q, *k, *v, *out, *grad_out, *lse;
-  float *grad_q, *grad_k, *grad_v;
+  HeadsView<const float> q, k, v, out, grad_out;
+  const float* lse;
+  HeadsView<float> grad_q, grad_k, grad_v;
   bool is_causal;
   float scale;
 
   void operator()(int64_t bh) const {
-    const float* kh = k + g.kv_head(bh) * g.s * g.e;
-    const float* vh = v + g.kv_head(bh) * g.s * g.ev;
-    Tile dk(grad_k + bh * g.s * g.e, g.s, g.e);
-    Tile dv(grad_v + bh * g.s * g.ev, g.s, g.ev);
+    const HeadIndex hi = head_index(g, bh);
+    const float* kh = k.at(hi.batch, hi.kv_head);
+    const float* vh = v.at(hi.batch, hi.kv_head);
+    // The key and value gradients per query head (the front end sums
+    // each group).
+    float* gk = grad_k.at(hi.batch, hi.head);
+    float* gv = grad_v.at(hi.batch, hi.head);
+    Tile dk(gk, g.s, g.e, Eigen::OuterStride<>(grad_k.ld));
+    Tile dv(gv, g.s, g.ev, Eigen::OuterStride<>(grad_v.ld));
     dk.setZero();
     dv.setZero();
     const int64_t rows = std::min(kQueryBlock, g.l);
@@ -271,29 +317,31 @@ struct BackwardTask {
     for (int64_t r0 = 0; r0 < g.l; r0 += kQueryBlock) {
       const int64_t n = std::min(kQueryBlock, g.l - r0);
       const int64_t kend = key_end(g, is_causal, r0, n);
-      const float* go = grad_out + (bh * g.l + r0) * g.ev;
-      const float* o = out + (bh * g.l + r0) * g.ev;
+      const float* go = grad_out.at(hi.batch, hi.head) + r0 * grad_out.ld;
+      const float* o = out.at(hi.batch, hi.head) + r0 * out.ld;
       const float* row_lse = lse + bh * g.l + r0;
-      scaled_copy(q_scaled.data(), q + g.q_offset(bh) + r0 * g.e, n * g.e, scale);
+      scaled_rows(q_scaled.data(), q.at(hi.batch, hi.head) + r0 * q.ld, n, g.e, q.ld, scale);
       // rowsum(dO * O): the softmax backward's correction, per row.
       for (int64_t i = 0; i < n; ++i) {
         float d = 0.0f;
-        for (int64_t j = 0; j < g.ev; ++j) d += go[i * g.ev + j] * o[i * g.ev + j];
+        for (int64_t j = 0; j < g.ev; ++j) d += go[i * grad_out.ld + j] * o[i * out.ld + j];
         delta[static_cast<size_t>(i)] = d;
       }
-      Tile dq(grad_q + (bh * g.l + r0) * g.e, n, g.e);
+      float* gq = grad_q.at(hi.batch, hi.head) + r0 * grad_q.ld;
+      Tile dq(gq, n, g.e, Eigen::OuterStride<>(grad_q.ld));
       dq.setZero();
       for (int64_t c0 = 0; c0 < kend; c0 += kKeyBlock) {
         const int64_t kb = std::min(kKeyBlock, kend - c0);
-        score_tile(probs.data(), q_scaled.data(), kh, g, bias, bh, is_causal, r0, n, c0, kb);
+        score_tile(probs.data(), q_scaled.data(), kh, k.ld, g, bias, bh, is_causal, r0, n, c0,
+                   kb);
         for (int64_t i = 0; i < n; ++i) {
           // +inf (a row that attends nothing) gives probabilities 0.
           exp_shifted(probs.data() + i * kb, kb, row_lse[i]);
         }
         // dV[c0..] += P^T dO; dS = dO V^T.
-        tile_gemm(true, false, kb, g.ev, n, probs.data(), kb, go, g.ev, 1.0f,
-                  grad_v + (bh * g.s + c0) * g.ev, g.ev);
-        tile_gemm(false, true, n, kb, g.ev, go, g.ev, vh + c0 * g.ev, g.ev, 0.0f,
+        tile_gemm(true, false, kb, g.ev, n, probs.data(), kb, go, grad_out.ld, 1.0f,
+                  gv + c0 * grad_v.ld, grad_v.ld);
+        tile_gemm(false, true, n, kb, g.ev, go, grad_out.ld, vh + c0 * v.ld, v.ld, 0.0f,
                   grad_scores.data(), kb);
         for (int64_t i = 0; i < n; ++i) {
           float* ds_row = grad_scores.data() + i * kb;
@@ -302,10 +350,10 @@ struct BackwardTask {
           for (int64_t j = 0; j < kb; ++j) ds_row[j] = p_row[j] * (ds_row[j] - d);
         }
         // dQ += dS K; dK[c0..] += dS^T (scale Q).
-        tile_gemm(false, false, n, g.e, kb, grad_scores.data(), kb, kh + c0 * g.e, g.e, 1.0f,
-                  grad_q + (bh * g.l + r0) * g.e, g.e);
+        tile_gemm(false, false, n, g.e, kb, grad_scores.data(), kb, kh + c0 * k.ld, k.ld, 1.0f,
+                  gq, grad_q.ld);
         tile_gemm(true, false, kb, g.e, n, grad_scores.data(), kb, q_scaled.data(), g.e, 1.0f,
-                  grad_k + (bh * g.s + c0) * g.e, g.e);
+                  gk + c0 * grad_k.ld, grad_k.ld);
       }
       dq *= scale;
     }
@@ -321,15 +369,15 @@ bool attention_backward_kernel(const KernelContext&, Tensor& grad_query, Tensor&
   const BiasView bv = bias_view(bias);
   const BackwardTask task{g,
                           bv,
-                          query.data<float>(),
-                          key.data<float>(),
-                          value.data<float>(),
-                          out.data<float>(),
-                          grad_out.data<float>(),
+                          heads_view<const float>(query.data<float>(), query),
+                          heads_view<const float>(key.data<float>(), key),
+                          heads_view<const float>(value.data<float>(), value),
+                          heads_view<const float>(out.data<float>(), out),
+                          heads_view<const float>(grad_out.data<float>(), grad_out),
                           lse.data<float>(),
-                          grad_query.data<float>(),
-                          grad_key.data<float>(),
-                          grad_value.data<float>(),
+                          heads_view<float>(grad_query.data<float>(), grad_query),
+                          heads_view<float>(grad_key.data<float>(), grad_key),
+                          heads_view<float>(grad_value.data<float>(), grad_value),
                           is_causal,
                           static_cast<float>(scale)};
   parallel_for_each(g.b * g.h, [&](int64_t bh) { task(bh); });

@@ -164,6 +164,21 @@ bool shader_takes(const KernelContext& ctx, const Geometry& g, const Tensor& bia
          (!bias.defined() || bias.dim() == 4);
 }
 
+// The shader indexes dense [B, H, rows, cols] tensors; the front end
+// passes row-strided ones (kernels::AttentionForward), such as a model's
+// transposed views, which go through contiguous copies on the device.
+Tensor dense(const Tensor& t) { return t.is_contiguous() ? t : t.contiguous(); }
+
+// Where the shader writes `out`: out itself, or a dense stand-in that
+// finish_dense copies back.
+Tensor dense_target(const Tensor& out) {
+  return out.is_contiguous() ? out : empty(out.sizes(), TensorOptions(out.dtype(), out.device()));
+}
+
+void finish_dense(Tensor& out, const Tensor& written) {
+  if (!written.is_same(out)) out.copy_(written);
+}
+
 bool attention_forward_kernel(const KernelContext& ctx, Tensor& out, Tensor& lse,
                               const Tensor& query, const Tensor& key, const Tensor& value,
                               const Tensor& bias, bool is_causal, double scale) {
@@ -172,10 +187,13 @@ bool attention_forward_kernel(const KernelContext& ctx, Tensor& out, Tensor& lse
       !within_loop_bound(ctx, AttentionMode::kForward, g, is_causal)) {
     return false;
   }
-  AttentionParams p = params_of(g, query, key, value, bias, scale);
-  p.result = rows::address(out);
+  const Tensor q = dense(query), k = dense(key), v = dense(value);
+  const Tensor result = dense_target(out);
+  AttentionParams p = params_of(g, q, k, v, bias, scale);
+  p.result = rows::address(result);
   p.lse = rows::address(lse);
   launch_mode(ctx, AttentionMode::kForward, p, g, is_causal);
+  finish_dense(out, result);
   return true;
 }
 
@@ -191,16 +209,23 @@ bool attention_backward_kernel(const KernelContext& ctx, Tensor& grad_query, Ten
     return false;
   }
   const Tensor delta = empty({g.b, g.h, g.l}, TensorOptions(DType::kF32, query.device()));
-  AttentionParams p = params_of(g, query, key, value, bias, scale);
+  const Tensor q = dense(query), k = dense(key), v = dense(value);
+  const Tensor go = dense(grad_out), o = dense(out);
+  const Tensor gq = dense_target(grad_query), gk = dense_target(grad_key),
+               gv = dense_target(grad_value);
+  AttentionParams p = params_of(g, q, k, v, bias, scale);
   p.lse = rows::address(lse);
-  p.grad_out = rows::address(grad_out);
+  p.grad_out = rows::address(go);
   p.delta = rows::address(delta);
-  p.result = rows::address(grad_query);
-  p.aux = rows::address(out);
+  p.result = rows::address(gq);
+  p.aux = rows::address(o);
   launch_mode(ctx, AttentionMode::kBackwardQuery, p, g, is_causal);
-  p.result = rows::address(grad_key);
-  p.aux = rows::address(grad_value);
+  p.result = rows::address(gk);
+  p.aux = rows::address(gv);
   launch_mode(ctx, AttentionMode::kBackwardKey, p, g, is_causal);
+  finish_dense(grad_query, gq);
+  finish_dense(grad_key, gk);
+  finish_dense(grad_value, gv);
   return true;
 }
 

@@ -115,13 +115,18 @@ struct NllLossBackward {
 
 // Fused attention, float32 only: out [B, H, L, Ev] = softmax(scale *
 // query key^T + bias) value for query [B, H, L, E], key [B, Hk, S, E] and
-// value [B, Hk, S, Ev], all contiguous, L and S nonzero; query head h
-// reads key/value head h / (H / Hk) (grouped-query attention). bias is
+// value [B, Hk, S, Ev], L and S nonzero; query head h reads key/value
+// head h / (H / Hk) (grouped-query attention). query, key, value and out
+// are "row-strided": each row of the last dim contiguous (stride 1), the
+// row stride (dim 2, where its size exceeds 1) at least the row's length,
+// batch and head strides free; a model's transposed view of a [B, L, H,
+// E] projection is one, and the front end gives out the query's layout.
+// A kernel that needs contiguous tensors makes its own copies. bias is
 // undefined or an additive [B, H, L, S] of any strides (0 where it
 // broadcasts). With is_causal, query i attends keys j <= i only. lse
-// [B, H, L] = each row's logsumexp of its scores, +inf for a row that
-// attends no key (every score -inf; its out row is 0); a row with a NaN
-// score gives NaN in out and lse. out and lse are contiguous and fully
+// [B, H, L] (contiguous) = each row's logsumexp of its scores, +inf for a
+// row that attends no key (every score -inf; its out row is 0); a row
+// with a NaN score gives NaN in out and lse. out and lse are fully
 // written. Returns false, having written nothing, to decline inputs the
 // device runs better (or only) through the front end's composite.
 struct AttentionForward {
@@ -133,10 +138,10 @@ struct AttentionForward {
 };
 
 // The gradients of AttentionForward given grad_out [B, H, L, Ev] and the
-// forward's out and lse (same layouts): grad_query [B, H, L, E], and
-// grad_key [B, H, S, E] and grad_value [B, H, S, Ev] per query head (the
-// front end sums each key/value head's group). All contiguous and fully
-// written. The bias's own gradient is not computed here. Returns false,
+// forward's out and lse: grad_query [B, H, L, E], and grad_key [B, H, S,
+// E] and grad_value [B, H, S, Ev] per query head (the front end sums each
+// key/value head's group). lse contiguous, every other tensor row-strided
+// (as AttentionForward); all outputs fully written. The bias's own gradient is not computed here. Returns false,
 // having written nothing, to decline (as AttentionForward).
 struct AttentionBackward {
   static constexpr const char* name = "attention_backward";
