@@ -351,6 +351,64 @@ def bench_resnet18(device, args):
                     repeats=args.resnet_repeats, calls=1, goal=0.9)
 
 
+# Hugging Face decoders built from a config (no download), trained as
+# their users do: the model computes its own loss from labels (a
+# vocabulary-wide log_softmax and nll_loss), AdamW steps. Rows of real model
+# code catch what an op microbenchmark does not: these found nll_loss
+# staging the whole [tokens, vocabulary] input (43 ms a call), GPT-2's
+# pow(x, 3) on the general pow, and copies around fused attention.
+LLAMA_SHAPE = ("Hugging Face LLaMA, 4 layers, d 256, 4 heads (2 key/value), vocabulary 8000, "
+               "8x128 tokens, AdamW")
+GPT2_SHAPE = ("Hugging Face GPT-2, 4 layers, d 256, 4 heads, vocabulary 8000, 8x128 tokens, "
+              "dropout 0.1, AdamW")
+
+
+def decoder_step_fn(make_model, device):
+    torch.manual_seed(0)
+    model = make_model().to(device)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    ids = torch.randint(0, 8000, (8, 128), generator=torch.Generator().manual_seed(1)).to(device)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = model(input_ids=ids, labels=ids).loss
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step
+
+
+def make_llama():
+    import transformers
+    transformers.logging.set_verbosity_error()
+    return transformers.LlamaForCausalLM(transformers.LlamaConfig(
+        num_hidden_layers=4, hidden_size=256, intermediate_size=688, num_attention_heads=4,
+        num_key_value_heads=2, vocab_size=8000))
+
+
+def make_gpt2():
+    import transformers
+    transformers.logging.set_verbosity_error()
+    return transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=256))
+
+
+def bench_llama_step(device, args):
+    return step_row("llama_train_step", LLAMA_SHAPE, decoder_step_fn(make_llama, "cpu"),
+                    decoder_step_fn(make_llama, device), device, args,
+                    repeats=args.decoder_repeats, calls=1, goal=1.0)
+
+
+def bench_gpt2_step(device, args):
+    # Dropout draws different masks on the two sides, so their losses
+    # differ: the same work, not the same numbers.
+    return step_row("gpt2_train_step", GPT2_SHAPE, decoder_step_fn(make_gpt2, "cpu"),
+                    decoder_step_fn(make_gpt2, device), device, args,
+                    repeats=args.decoder_repeats, calls=1, goal=1.0, check=False)
+
+
 ADAMW_SHAPE = "AdamW(fused=True) step, 100M f32 parameters in 48 tensors"
 
 
@@ -580,6 +638,8 @@ BENCHES = {
     "transformer_compiled": (bench_transformer_block_compiled,
                              TRANSFORMER_SHAPE + ", torch.compile", ">= 1.0"),
     "resnet18": (bench_resnet18, "ResNet-18, 8x3x224x224 f32, forward+backward", ">= 0.9"),
+    "llama_step": (bench_llama_step, LLAMA_SHAPE, ">= 1.0"),
+    "gpt2_step": (bench_gpt2_step, GPT2_SHAPE, ">= 1.0"),
     "adamw_fused": (bench_adamw_fused, ADAMW_SHAPE, ">= 1.0"),
     "clip_grad_norm": (bench_clip_grad_norm, CLIP_SHAPE, ">= 1.0"),
     "lstm_step": (bench_lstm_step, LSTM_SHAPE, ">= 1.0"),
@@ -660,6 +720,8 @@ def main():
                    help="timed loops of the demo's 20 training steps, each side (default 15)")
     p.add_argument("--resnet-repeats", type=int, default=5,
                    help="timed ResNet-18 steps, each side (default 5)")
+    p.add_argument("--decoder-repeats", type=int, default=7,
+                   help="timed LLaMA and GPT-2 training steps, each side (default 7)")
     p.add_argument("--adamw-repeats", type=int, default=7,
                    help="timed fused AdamW steps over 100M parameters, each side (default 7)")
     p.add_argument("--clip-repeats", type=int, default=9,
@@ -707,6 +769,7 @@ def main():
            "threads": torch.get_num_threads(), "torch_version": torch.__version__,
            "add_repeats": args.add_repeats, "mlp_repeats": args.mlp_repeats,
            "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats, "adamw_repeats": args.adamw_repeats,
+           "decoder_repeats": args.decoder_repeats,
            "clip_repeats": args.clip_repeats,
            "lstm_repeats": args.lstm_repeats, "attention_repeats": args.attention_repeats,
            "rows": rows}
