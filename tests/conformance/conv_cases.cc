@@ -64,6 +64,16 @@ std::vector<Sample> conv_samples(DType t) {
                             {1, 1, 1, 1, 1, 1, 1}));
   out.push_back(conv_sample("zero-size batch", {in({0, 3, 5, 5}), in({2, 3, 3, 3}), in({2})}, {1, 1, 0, 0, 1, 1, 1}));
   out.push_back(conv_sample("1x1 kernel", {in({2, 5, 4, 4}), in({3, 5, 1, 1}), in({3})}, {1, 1, 0, 0, 1, 1, 1}));
+  // Shapes for which oneDNN offers only its reference implementation in
+  // the backward (the CPU then unfolds patches into GEMMs): a ViT-style
+  // patch embedding with 16 output channels (K = 768 patch rows: several
+  // weight-gradient tasks; with 8 channels oneDNN runs its GEMM instead),
+  // and a ConvNeXt-style depthwise 7x7 whose 1600 output positions span
+  // two blocks of rows.
+  out.push_back(conv_sample("patch embedding 16x16 stride 16", {in({2, 3, 32, 48}), in({16, 3, 16, 16}), in({16})},
+                            {16, 16, 0, 0, 1, 1, 1}));
+  out.push_back(conv_sample("depthwise 7x7 padding 3 [2, 16, 40, 40]", {in({2, 16, 40, 40}), in({16, 1, 7, 7}), in({16})},
+                            {1, 1, 3, 3, 1, 1, 16}));
   if (t == DType::kF32) {
     out.push_back(conv_sample("larger than L2 [4, 32, 64, 64] x [32, 32, 3, 3]",
                               {in({4, 32, 64, 64}), in({32, 32, 3, 3}), in({32})}, {1, 1, 1, 1, 1, 1, 1}));

@@ -4,7 +4,9 @@
 //    PyTorch's own CPU convolution backward runs on), in the blocked layouts
 //    oneDNN picks; our NCHW tensors are reordered in and out, as in the
 //    forward kernel. The bias gradient comes from the backward-weights
-//    primitive too.
+//    primitive too. Where oneDNN has only its reference implementation
+//    (large strided kernels such as ViT's patch embedding, depthwise
+//    weight gradients), unfolded patches and GEMMs (conv_gemm.h).
 //  - other floating dtypes (f64, f16, bf16), and any f32 case oneDNN
 //    declines: direct loops over staged contiguous double buffers. These
 //    are for correctness, not speed (a ResNet-18 step at batch 8 took 25 s
@@ -15,6 +17,7 @@
 
 #include "devices/cpu/kernels/conv_common.h"
 #include "devices/cpu/kernels/conv_dnnl.h"
+#include "devices/cpu/kernels/conv_gemm.h"
 #include "devices/cpu/kernels/gemm_dnnl.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/nn_staging.h"
@@ -86,17 +89,23 @@ bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_
           dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
           dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
       const dnnl::convolution_backward_data::primitive_desc pd(desc, eng, fwd);
-      memory user_w(dims.plain_weights(), eng, w.data_ptr());
       Destination gx(grad_input);
-      memory user_gx(dims.plain_src(), eng, gx.value.data_ptr());
-      memory diff_src = pd.diff_src_desc() == user_gx.get_desc() ? user_gx
-                                                                 : buffers.make(pd.diff_src_desc());
-      dnnl::convolution_backward_data(pd).execute(
-          strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
-                 {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
-                 {DNNL_ARG_DIFF_SRC, diff_src}});
-      if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
-      strm.wait();
+      if (nn::reference_only(pd)) {
+        nn::gemm_conv2d_backward_data(g, w.data<float>(), gy.data<float>(),
+                                      gx.value.data<float>());
+      } else {
+        memory user_w(dims.plain_weights(), eng, w.data_ptr());
+        memory user_gx(dims.plain_src(), eng, gx.value.data_ptr());
+        memory diff_src = pd.diff_src_desc() == user_gx.get_desc()
+                              ? user_gx
+                              : buffers.make(pd.diff_src_desc());
+        dnnl::convolution_backward_data(pd).execute(
+            strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
+                   {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
+                   {DNNL_ARG_DIFF_SRC, diff_src}});
+        if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
+        strm.wait();
+      }
       gx.finish();
     }
 
@@ -111,28 +120,34 @@ bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_
                           dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
                           dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
       const dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, fwd);
-      memory user_x(dims.plain_src(), eng, x.data_ptr());
       // The weight gradient is needed as the primitive's output even when
       // only the bias gradient was asked for.
       Tensor gw_store = grad_weight.defined() ? grad_weight
                                               : empty(weight.sizes(), TensorOptions(DType::kF32, weight.device()));
       Destination gw(gw_store);
-      memory user_gw(dims.plain_weights(), eng, gw.value.data_ptr());
-      memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
-                          ? user_gw
-                          : buffers.make(pd.diff_weights_desc());
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
-          {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
-          {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
       std::optional<Destination> gb;
-      if (with_bias) {
-        gb.emplace(grad_bias);
-        args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb->value.data_ptr()));
+      if (with_bias) gb.emplace(grad_bias);
+      if (nn::reference_only(pd)) {
+        nn::gemm_conv2d_backward_weights(g, x.data<float>(), gy.data<float>(),
+                                         gw.value.data<float>(),
+                                         gb ? gb->value.data<float>() : nullptr);
+      } else {
+        memory user_x(dims.plain_src(), eng, x.data_ptr());
+        memory user_gw(dims.plain_weights(), eng, gw.value.data_ptr());
+        memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
+                            ? user_gw
+                            : buffers.make(pd.diff_weights_desc());
+        std::unordered_map<int, memory> args{
+            {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
+            {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
+            {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
+        if (gb) {
+          args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb->value.data_ptr()));
+        }
+        dnnl::convolution_backward_weights(pd).execute(strm, args);
+        if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
+        strm.wait();
       }
-      dnnl::convolution_backward_weights(pd).execute(strm, args);
-      if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
-      strm.wait();
       gw.finish();
       if (gb) gb->finish();
     }

@@ -6,6 +6,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <cstring>
 #include <vector>
 
 #include "devices/cpu/kernels/conv_common.h"
@@ -59,5 +60,12 @@ class DnnlBuffers {
 // user itself, or a reordered copy in memory from `buffers`.
 dnnl::memory to_layout(const dnnl::memory& user, const dnnl::memory::desc& want,
                        dnnl::stream& strm, DnnlBuffers& buffers);
+
+// Whether oneDNN offers only its reference implementation for pd ("ref:any",
+// a scalar loop per element): then the unfold-and-GEMM path of
+// conv_gemm.h runs instead, hundreds of times faster.
+inline bool reference_only(const dnnl::primitive_desc_base& pd) {
+  return std::strncmp(pd.impl_info_str(), "ref", 3) == 0;
+}
 
 }  // namespace tessera::cpu::nn
