@@ -74,6 +74,10 @@ std::vector<Sample> conv_samples(DType t) {
                             {16, 16, 0, 0, 1, 1, 1}));
   out.push_back(conv_sample("depthwise 7x7 padding 3 [2, 16, 40, 40]", {in({2, 16, 40, 40}), in({16, 1, 7, 7}), in({16})},
                             {1, 1, 3, 3, 1, 1, 16}));
+  // wav2vec2-style positional convolution, whose forward too is reference
+  // only in oneDNN: a 1-D kernel of 16 over 4 groups of 8 channels.
+  out.push_back(conv_sample("grouped 1x16 kernel, 4 groups of 8, padding 8", {in({2, 32, 1, 20}), in({32, 8, 1, 16}), in({32})},
+                            {1, 1, 0, 8, 1, 1, 4}));
   if (t == DType::kF32) {
     out.push_back(conv_sample("larger than L2 [4, 32, 64, 64] x [32, 32, 3, 3]",
                               {in({4, 32, 64, 64}), in({32, 32, 3, 3}), in({32})}, {1, 1, 1, 1, 1, 1, 1}));

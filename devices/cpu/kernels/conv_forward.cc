@@ -13,6 +13,9 @@
 //    so noisy): 60 ms vs torch 64 ms, 95 vs 96 ms (oneDNN alone); through
 //    tessera's conv2d 76 vs 64 ms and 125 vs 108 ms under heavier load,
 //    i.e. 0.85x or better, as expected since torch runs the same library.
+//    Where oneDNN has only its reference implementation (wav2vec2's
+//    grouped kernel-128 positional convolution), unfolded patches and
+//    GEMMs (conv_gemm.h).
 //  - other floating dtypes (f64, f16, bf16), and any f32 case oneDNN
 //    declines: a direct loop over staged contiguous buffers, accumulating
 //    in double (f16/bf16 in PyTorch accumulate in f32; double is at least
@@ -25,6 +28,7 @@
 
 #include "devices/cpu/kernels/conv_common.h"
 #include "devices/cpu/kernels/conv_dnnl.h"
+#include "devices/cpu/kernels/conv_gemm.h"
 #include "devices/cpu/kernels/gemm_dnnl.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/nn_staging.h"
@@ -61,6 +65,12 @@ bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const T
                           dims.compute_src(), dims.any_weights(), dims.compute_dst(), dims.strides,
                           dims.dilates, dims.pad_l, dims.pad_r);
     dnnl::convolution_forward::primitive_desc pd(desc, eng);
+    if (nn::reference_only(pd)) {
+      nn::gemm_conv2d_forward(g, x.data<float>(), w.data<float>(),
+                              b.defined() ? b.data<float>() : nullptr, y.data<float>());
+      if (!direct_out) cpu_copy(out, y);
+      return true;
+    }
 
     memory user_src(dims.plain_src(), eng, x.data_ptr());
     memory user_wei(dims.plain_weights(), eng, w.data_ptr());

@@ -2,13 +2,15 @@
 //
 // For group grp of image n, with K = cin_g * kh * kw rows of patches and
 // P = oh * ow output positions, the unfolded patches col [K, P] give
+//   forward:          y[n, grp]  (M x P) = w[grp] (M x K) col
 //   backward data:    col = w[grp]^T gy[n, grp], folded back into gx[n, grp]
 //   backward weights: gw[grp] (M x K) += gy[n, grp] col^T, over n
 // where M = cout / groups. Each GEMM is one oneDNN sgemm on the calling
-// thread; the tasks are (image, group) for the input gradient (its blocks
-// of output rows overlap in the input and fold in order) and (group,
-// block of K rows) for the weight gradient (each owns its columns of gw
-// and sums the images in order).
+// thread; the tasks are (image, group, block of output rows) forward,
+// (image, group) for the input gradient (its blocks of output rows overlap
+// in the input and fold in order) and (group, block of K rows) for the
+// weight gradient (each owns its columns of gw and sums the images in
+// order).
 #include "devices/cpu/kernels/conv_gemm.h"
 
 #include <dnnl_types.h>
@@ -139,6 +141,29 @@ void gemm(char ta, char tb, int64_t m, int64_t n, int64_t k, const float* a, int
 }
 
 }  // namespace
+
+void gemm_conv2d_forward(const ConvGeometry& g, const float* x, const float* w, const float* b,
+                         float* y) {
+  const Shape2 s = shape_of(g);
+  const int64_t rows = block_rows(g, s.k);
+  const int64_t blocks = (g.oh + rows - 1) / rows;
+  parallel_for_each(g.n * g.groups * blocks, [&](int64_t t) {
+    const int64_t n = t / (g.groups * blocks), grp = (t / blocks) % g.groups;
+    const int64_t oy0 = (t % blocks) * rows, nrows = std::min(rows, g.oh - oy0);
+    const int64_t pc = nrows * g.ow;
+    float* col = scratch(static_cast<size_t>(s.k * pc));
+    unfold(g, x + (n * g.cin + grp * g.cin_g) * g.h * g.w, oy0, nrows, 0, s.k, col);
+    float* out = y + (n * g.cout + grp * s.m) * s.p + oy0 * g.ow;
+    gemm('N', 'N', s.m, pc, s.k, w + grp * s.m * s.k, s.k, col, pc, 0.0f, out, s.p);
+    if (b != nullptr) {
+      for (int64_t m = 0; m < s.m; ++m) {
+        const float bias = b[grp * s.m + m];
+        float* row = out + m * s.p;
+        for (int64_t i = 0; i < pc; ++i) row[i] += bias;
+      }
+    }
+  });
+}
 
 void gemm_conv2d_backward_data(const ConvGeometry& g, const float* w, const float* gy,
                                float* gx) {
