@@ -17,7 +17,9 @@ import torch.nn as nn
 import torch.nn.utils.parametrize as parametrize
 from torch.nn.utils.parametrizations import spectral_norm, weight_norm
 
-from bridge_testing import every_device
+import torch_tessera
+
+from bridge_testing import assert_no_fallback, every_device
 
 RTOL = 1e-4
 ATOL = 1e-5
@@ -126,6 +128,32 @@ def test_weight_norm_registered_on_the_device(device):
     assert_close(original.original1, model_cpu.parametrizations.weight.original1)
     x = torch.randn(5, 6, generator=torch.Generator().manual_seed(1))
     assert_trains_alike(model_dev, model_cpu, [x], device)
+
+
+@every_device
+@pytest.mark.parametrize("dim", [0, 2], ids=["first dim", "last dim"])
+def test_weight_norm_fused_interface_runs_natively(device, dim):
+    """torch.nn.utils.weight_norm over the first or the last dim goes
+    through aten's fused _weight_norm_interface and its backward, which
+    run on the device (wav2vec2's positional convolution takes dim 2)."""
+    torch.manual_seed(0)
+    conv = nn.Conv1d(8, 8, 5, padding=2, groups=2)
+    # The hook-based weight_norm cannot be deep-copied: each side wraps its own.
+    model_dev = nn.Sequential(nn.utils.weight_norm(copy.deepcopy(conv).to(device), dim=dim),
+                              nn.GELU())
+    model_cpu = nn.Sequential(nn.utils.weight_norm(conv, dim=dim), nn.GELU())
+    x = torch.randn(3, 8, 11, generator=torch.Generator().manual_seed(1))
+    torch_tessera.reset_fallback_stats()
+    assert_trains_alike(model_dev, model_cpu, [x], device)
+    assert_no_fallback()
+
+
+@every_device
+def test_weight_norm_fused_interface_refuses_a_middle_dim(device):
+    v = torch.randn(4, 3, 5, device=device)
+    g = torch.ones(1, 3, 1, device=device)
+    with pytest.raises(RuntimeError, match="first or the last dim, got dim 1"):
+        torch._weight_norm_interface(v, g, 1)
 
 
 @every_device

@@ -3,8 +3,9 @@
 // (sigmoid, where, abs, log, gather, means and sums), so nn.GLU, nn.PReLU,
 // nn.SmoothL1Loss, nn.HuberLoss, nn.BCELoss, nn.MultiMarginLoss,
 // nn.MultiLabelMarginLoss and nn.GroupNorm train without the CPU fallback on every tessera device;
-// also pdist (from cdist), _batch_norm_with_update (from native_batch_norm)
-// and embedding_renorm_ (nn.Embedding's max_norm).
+// also pdist (from cdist), _batch_norm_with_update (from native_batch_norm),
+// embedding_renorm_ (nn.Embedding's max_norm) and weight norm's fused
+// interface (nn.utils.weight_norm).
 // Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <ATen/core/Reduction.h>
@@ -13,6 +14,7 @@
 #include <array>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
@@ -368,6 +370,59 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor> composite_batch_norm_
   return {out, save_mean, save_invstd, at::empty({0}, input.options().dtype(at::kByte))};
 }
 
+// -- _weight_norm_interface: w = v (g / ||v||), the norm over every dim
+// but `dim` (nn.utils.weight_norm; wav2vec2's positional convolution),
+// the norm in float32 for a bfloat16 g and in g's dtype otherwise, as
+// PyTorch's CPU kernel. The backward, per slice of `dim` with
+// a = sum(grad_w v): grad_g = a / norm, grad_v = (g / norm) (grad_w - v a /
+// norm^2), computed in float32 for the 16-bit floats.
+
+std::vector<int64_t> dims_except(int64_t ndim, int64_t dim) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (d != dim) dims.push_back(d);
+  }
+  return dims;
+}
+
+at::ScalarType weight_norm_compute_type(const at::Tensor& t) {
+  const auto s = t.scalar_type();
+  return s == at::kHalf || s == at::kBFloat16 ? at::kFloat : s;
+}
+
+// The fused interface takes the first or the last dim only (aten's
+// _weight_norm composes other dims from norm_except_dim itself).
+int64_t weight_norm_dim(const char* op, const at::Tensor& v, int64_t dim) {
+  TORCH_CHECK(dim == 0 || dim == v.dim() - 1, op,
+              ": the fused weight norm takes the first or the last dim, got dim ", dim,
+              " for v of shape ", v.sizes());
+  return dim;
+}
+
+std::tuple<at::Tensor, at::Tensor> composite_weight_norm(const at::Tensor& v, const at::Tensor& g,
+                                                         int64_t dim) {
+  const int64_t d = weight_norm_dim("_weight_norm_interface", v, dim);
+  const at::ScalarType norm_type = g.scalar_type() == at::kBFloat16 ? at::kFloat : g.scalar_type();
+  const at::Tensor norm = at::linalg_vector_norm(v.to(weight_norm_compute_type(v)), 2,
+                                                 dims_except(v.dim(), d), /*keepdim=*/true);
+  const at::Tensor w = (v * (g / norm.to(g.scalar_type()))).contiguous();
+  return {w, norm.to(norm_type)};
+}
+
+std::tuple<at::Tensor, at::Tensor> composite_weight_norm_backward(const at::Tensor& grad_w,
+                                                                  const at::Tensor& v,
+                                                                  const at::Tensor& g,
+                                                                  const at::Tensor& norm,
+                                                                  int64_t dim) {
+  const int64_t d = weight_norm_dim("_weight_norm_interface_backward", v, dim);
+  const at::ScalarType c = weight_norm_compute_type(v);
+  const at::Tensor gw = grad_w.to(c), vc = v.to(c), gc = g.to(c), n = norm.to(c);
+  const at::Tensor a = (gw * vc).sum(dims_except(v.dim(), d), /*keepdim=*/true);
+  const at::Tensor grad_g = (a / n).to(g.scalar_type()).reshape(g.sizes()).contiguous();
+  const at::Tensor grad_v = ((gc / n) * (gw - vc * (a / (n * n)))).to(v.scalar_type()).contiguous();
+  return {grad_v, grad_g};
+}
+
 // -- embedding_renorm_: the rows that indices name (each once) scaled to
 // norm max_norm where their norm exceeds it (nn.Embedding(max_norm=...)).
 
@@ -389,6 +444,8 @@ at::Tensor& composite_embedding_renorm_(at::Tensor& self, const at::Tensor& indi
 
 TESSERA_ATEN_KERNELS(m) {
   m.impl("embedding_renorm_", TORCH_FN(composite_embedding_renorm_));
+  m.impl("_weight_norm_interface", TORCH_FN(composite_weight_norm));
+  m.impl("_weight_norm_interface_backward", TORCH_FN(composite_weight_norm_backward));
   m.impl("_pdist_forward", TORCH_FN(composite_pdist_forward));
   m.impl("_batch_norm_with_update", TORCH_FN(composite_batch_norm_with_update));
   m.impl("binary_cross_entropy", TORCH_FN(composite_bce));
