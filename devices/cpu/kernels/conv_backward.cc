@@ -29,6 +29,8 @@ namespace tessera::cpu {
 
 namespace {
 
+using dnnl::memory;
+
 // Calls f(input offset, weight offset, grad_out offset) for each tap of the
 // convolution for batch item n and output channel oc.
 template <typename F>
@@ -66,87 +68,131 @@ struct Destination {
   Tensor value;
 };
 
-// The f32 backward on oneDNN; false (nothing written) when oneDNN rejects
-// the problem.
+dnnl::convolution_backward_data::primitive_desc data_pd(const nn::DnnlConvDims& dims) {
+  const dnnl::convolution_backward_data::desc desc(
+      dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+      dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+  return {desc, nn::dnnl_cpu_engine(), dims.forward_training(false)};
+}
+
+dnnl::convolution_backward_weights::primitive_desc weights_pd(const nn::DnnlConvDims& dims,
+                                                              bool with_bias) {
+  const auto desc =
+      with_bias ? dnnl::convolution_backward_weights::desc(
+                      dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+                      dims.plain_bias(), dims.compute_dst(), dims.strides, dims.dilates,
+                      dims.pad_l, dims.pad_r)
+                : dnnl::convolution_backward_weights::desc(
+                      dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
+                      dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
+  return {desc, nn::dnnl_cpu_engine(), dims.forward_training(with_bias)};
+}
+
+// gx for the images of gy (every tensor contiguous).
+void dnnl_backward_data_images(Tensor gx, const Tensor& gy, const Tensor& w,
+                               const nn::ConvGeometry& g) {
+  const nn::DnnlConvDims dims(g);
+  dnnl::engine& eng = nn::dnnl_cpu_engine();
+  dnnl::stream strm(eng);
+  nn::DnnlBuffers buffers;
+  const auto pd = data_pd(dims);
+  memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
+  memory user_w(dims.plain_weights(), eng, w.data_ptr());
+  memory user_gx(dims.plain_src(), eng, gx.data_ptr());
+  memory diff_src =
+      pd.diff_src_desc() == user_gx.get_desc() ? user_gx : buffers.make(pd.diff_src_desc());
+  dnnl::convolution_backward_data(pd).execute(
+      strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
+             {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
+             {DNNL_ARG_DIFF_SRC, diff_src}});
+  if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
+  strm.wait();
+}
+
+// gw (and gb where defined) summed over the images of x and gy (every
+// tensor contiguous).
+void dnnl_backward_weights_images(Tensor gw, Tensor gb, const Tensor& x, const Tensor& gy,
+                                  const nn::ConvGeometry& g) {
+  const nn::DnnlConvDims dims(g);
+  dnnl::engine& eng = nn::dnnl_cpu_engine();
+  dnnl::stream strm(eng);
+  nn::DnnlBuffers buffers;
+  const auto pd = weights_pd(dims, gb.defined());
+  memory user_x(dims.plain_src(), eng, x.data_ptr());
+  memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
+  memory user_gw(dims.plain_weights(), eng, gw.data_ptr());
+  memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
+                      ? user_gw
+                      : buffers.make(pd.diff_weights_desc());
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
+      {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
+      {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
+  if (gb.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb.data_ptr()));
+  dnnl::convolution_backward_weights(pd).execute(strm, args);
+  if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
+  strm.wait();
+}
+
+// The f32 backward on oneDNN, the batch in slices (nn::BatchSlices; the
+// weight and bias gradients of each slice summed in slice order), or on
+// unfolded patches where oneDNN has only its reference implementation;
+// false when oneDNN rejects the problem.
 bool dnnl_conv2d_backward(Tensor& grad_input, Tensor& grad_weight, Tensor& grad_bias,
                           const Tensor& grad_out, const Tensor& input, const Tensor& weight,
                           const nn::ConvGeometry& g) {
-  using dnnl::memory;
   try {
-    const nn::DnnlConvDims dims(g);
-    dnnl::engine& eng = nn::dnnl_cpu_engine();
-    match_dnnl_threads();
-    dnnl::stream strm(eng);
+    const nn::BatchSlices slices = nn::batch_slices(g.n);
+    const nn::DnnlConvDims slice_dims(nn::with_batch(g, slices.per));
     const Tensor gy = grad_out.contiguous();
-    memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
     const bool with_bias = grad_bias.defined();
-    const auto fwd = dims.forward_training(with_bias);
-    nn::DnnlBuffers buffers;
 
     if (grad_input.defined()) {
       const Tensor w = weight.contiguous();
-      const dnnl::convolution_backward_data::desc desc(
-          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
-          dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
-      const dnnl::convolution_backward_data::primitive_desc pd(desc, eng, fwd);
       Destination gx(grad_input);
-      if (nn::reference_only(pd)) {
+      if (nn::reference_only(data_pd(slice_dims))) {
         nn::gemm_conv2d_backward_data(g, w.data<float>(), gy.data<float>(),
                                       gx.value.data<float>());
       } else {
-        memory user_w(dims.plain_weights(), eng, w.data_ptr());
-        memory user_gx(dims.plain_src(), eng, gx.value.data_ptr());
-        memory diff_src = pd.diff_src_desc() == user_gx.get_desc()
-                              ? user_gx
-                              : buffers.make(pd.diff_src_desc());
-        dnnl::convolution_backward_data(pd).execute(
-            strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
-                   {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
-                   {DNNL_ARG_DIFF_SRC, diff_src}});
-        if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
-        strm.wait();
+        nn::for_each_slice(slices, g.n, [&](int64_t n0, int64_t images) {
+          dnnl_backward_data_images(gx.value.narrow(0, n0, images), gy.narrow(0, n0, images), w,
+                                    nn::with_batch(g, images));
+        });
       }
       gx.finish();
     }
 
     if (grad_weight.defined() || with_bias) {
       const Tensor x = input.contiguous();
-      const auto desc =
-          with_bias ? dnnl::convolution_backward_weights::desc(
-                          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
-                          dims.plain_bias(), dims.compute_dst(), dims.strides, dims.dilates,
-                          dims.pad_l, dims.pad_r)
-                    : dnnl::convolution_backward_weights::desc(
-                          dnnl::algorithm::convolution_direct, dims.compute_src(), dims.any_weights(),
-                          dims.compute_dst(), dims.strides, dims.dilates, dims.pad_l, dims.pad_r);
-      const dnnl::convolution_backward_weights::primitive_desc pd(desc, eng, fwd);
       // The weight gradient is needed as the primitive's output even when
       // only the bias gradient was asked for.
-      Tensor gw_store = grad_weight.defined() ? grad_weight
-                                              : empty(weight.sizes(), TensorOptions(DType::kF32, weight.device()));
+      const TensorOptions f32(DType::kF32, weight.device());
+      Tensor gw_store = grad_weight.defined() ? grad_weight : empty(weight.sizes(), f32);
       Destination gw(gw_store);
       std::optional<Destination> gb;
       if (with_bias) gb.emplace(grad_bias);
-      if (nn::reference_only(pd)) {
+      if (nn::reference_only(weights_pd(slice_dims, with_bias))) {
         nn::gemm_conv2d_backward_weights(g, x.data<float>(), gy.data<float>(),
                                          gw.value.data<float>(),
                                          gb ? gb->value.data<float>() : nullptr);
       } else {
-        memory user_x(dims.plain_src(), eng, x.data_ptr());
-        memory user_gw(dims.plain_weights(), eng, gw.value.data_ptr());
-        memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
-                            ? user_gw
-                            : buffers.make(pd.diff_weights_desc());
-        std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
-            {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
-            {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
-        if (gb) {
-          args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb->value.data_ptr()));
+        // Slice 0 writes into the gradients, the others into their own
+        // buffers, added after in slice order.
+        std::vector<Tensor> part_w(static_cast<size_t>(slices.count));
+        std::vector<Tensor> part_b(static_cast<size_t>(slices.count));
+        for (int64_t s = 0; s < slices.count; ++s) {
+          part_w[s] = s == 0 ? gw.value : empty(weight.sizes(), f32);
+          if (gb) part_b[s] = s == 0 ? gb->value : empty({g.cout}, f32);
         }
-        dnnl::convolution_backward_weights(pd).execute(strm, args);
-        if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
-        strm.wait();
+        nn::for_each_slice(slices, g.n, [&](int64_t n0, int64_t images) {
+          const size_t s = static_cast<size_t>(n0 / slices.per);
+          dnnl_backward_weights_images(part_w[s], part_b[s], x.narrow(0, n0, images),
+                                       gy.narrow(0, n0, images), nn::with_batch(g, images));
+        });
+        for (int64_t s = 1; s < slices.count; ++s) {
+          gw.value.add_(part_w[s]);
+          if (gb) gb->value.add_(part_b[s]);
+        }
       }
       gw.finish();
       if (gb) gb->finish();

@@ -71,6 +71,13 @@ dnnl::convolution_forward::primitive_desc DnnlConvDims::forward_training(bool wi
   return dnnl::convolution_forward::primitive_desc(desc, dnnl_cpu_engine());
 }
 
+BatchSlices batch_slices(int64_t n) {
+  const int64_t threads = max_threads();
+  if (threads <= 1 || n < threads || (n % threads != 0 && n < 4 * threads)) return {1, n};
+  const int64_t per = (n + threads - 1) / threads;
+  return {(n + per - 1) / per, per};
+}
+
 memory DnnlBuffers::make(const memory::desc& desc) {
   blocks_.push_back(empty({static_cast<int64_t>(desc.get_size())},
                           TensorOptions(DType::kU8, host_device())));

@@ -6,10 +6,13 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "devices/cpu/kernels/conv_common.h"
+#include "devices/cpu/kernels/gemm_dnnl.h"
+#include "devices/cpu/kernels/parallel.h"
 #include "runtime/core/tensor.h"
 
 namespace tessera::cpu::nn {
@@ -60,6 +63,44 @@ class DnnlBuffers {
 // user itself, or a reordered copy in memory from `buffers`.
 dnnl::memory to_layout(const dnnl::memory& user, const dnnl::memory::desc& want,
                        dnnl::stream& strm, DnnlBuffers& buffers);
+
+// A convolution's batch as slices of whole images, each run as one oneDNN
+// call on a oneTBB thread with an OpenMP team of one. Debian's oneDNN
+// runs on OpenMP, whose threads spin for milliseconds after a primitive:
+// the oneTBB ops after it (layer norm and the pointwise GEMMs of a
+// ConvNeXt block) ran on about one core, 1.5-2x slower than alone. With a
+// batch that does not split evenly over the threads (or none to split),
+// one call on oneDNN's own team, which splits inside images.
+struct BatchSlices {
+  int64_t count;  // 1: one call on oneDNN's team
+  int64_t per;    // images per slice (the last may have fewer)
+  int64_t begin(int64_t s) const { return s * per; }
+  int64_t size(int64_t s, int64_t n) const { return std::min(per, n - s * per); }
+};
+
+BatchSlices batch_slices(int64_t n);
+
+// Calls f(first image, images) for each slice of the batch: in oneTBB
+// tasks with an OpenMP team of one when there are several, else once on
+// this thread with oneDNN's team sized to the kernels' threads.
+template <typename F>
+void for_each_slice(const BatchSlices& slices, int64_t n, const F& f) {
+  if (slices.count == 1) {
+    match_dnnl_threads();
+    f(int64_t{0}, n);
+    return;
+  }
+  parallel_for_each(slices.count, [&](int64_t s) {
+    const DnnlOnThisThread one_thread;
+    f(slices.begin(s), slices.size(s, n));
+  });
+}
+
+// The geometry of a slice of `images` images.
+inline ConvGeometry with_batch(ConvGeometry g, int64_t images) {
+  g.n = images;
+  return g;
+}
 
 // Whether oneDNN offers only its reference implementation for pd ("ref:any",
 // a scalar loop per element): then the unfold-and-GEMM path of

@@ -42,7 +42,46 @@ namespace {
 
 using dnnl::memory;
 
-// Runs the convolution on oneDNN; false when oneDNN rejects the problem.
+dnnl::convolution_forward::primitive_desc forward_pd(const nn::DnnlConvDims& dims,
+                                                     bool with_bias) {
+  auto desc = with_bias
+                  ? dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                        dims.compute_src(), dims.any_weights(), dims.plain_bias(), dims.compute_dst(),
+                        dims.strides, dims.dilates, dims.pad_l, dims.pad_r)
+                  : dnnl::convolution_forward::desc(
+                        dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                        dims.compute_src(), dims.any_weights(), dims.compute_dst(), dims.strides,
+                        dims.dilates, dims.pad_l, dims.pad_r);
+  return dnnl::convolution_forward::primitive_desc(desc, nn::dnnl_cpu_engine());
+}
+
+// y = conv(x, w) + b on oneDNN, for the images of x (contiguous, as y).
+void dnnl_conv2d_images(Tensor y, const Tensor& x, const Tensor& w, const Tensor& b,
+                        const nn::ConvGeometry& g) {
+  const nn::DnnlConvDims dims(g);
+  dnnl::engine& eng = nn::dnnl_cpu_engine();
+  dnnl::stream strm(eng);
+  const auto pd = forward_pd(dims, b.defined());
+  memory user_src(dims.plain_src(), eng, x.data_ptr());
+  memory user_wei(dims.plain_weights(), eng, w.data_ptr());
+  memory user_dst(dims.plain_dst(), eng, y.data_ptr());
+  const bool reorder_dst = pd.dst_desc() != user_dst.get_desc();
+  nn::DnnlBuffers buffers;
+  memory dst = reorder_dst ? buffers.make(pd.dst_desc()) : user_dst;
+  std::unordered_map<int, memory> args{
+      {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm, buffers)},
+      {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm, buffers)},
+      {DNNL_ARG_DST, dst}};
+  if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(dims.plain_bias(), eng, b.data_ptr()));
+  dnnl::convolution_forward(pd).execute(strm, args);
+  if (reorder_dst) dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
+  strm.wait();
+}
+
+// Runs the convolution on oneDNN (the batch in slices, see
+// nn::BatchSlices), or where oneDNN has only its reference implementation
+// on unfolded patches; false when oneDNN rejects the problem.
 bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const Tensor& bias,
                  const nn::ConvGeometry& g) {
   try {
@@ -50,42 +89,17 @@ bool dnnl_conv2d(Tensor& out, const Tensor& input, const Tensor& weight, const T
     Tensor b = bias.defined() ? bias.contiguous() : Tensor();
     const bool direct_out = out.is_contiguous();
     Tensor y = direct_out ? out : empty(out.sizes(), TensorOptions(out.dtype(), out.device()));
-
-    match_dnnl_threads();
-    const nn::DnnlConvDims dims(g);
-    dnnl::engine& eng = nn::dnnl_cpu_engine();
-    dnnl::stream strm(eng);
-    auto desc = b.defined()
-                    ? dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          dims.compute_src(), dims.any_weights(), dims.plain_bias(), dims.compute_dst(),
-                          dims.strides, dims.dilates, dims.pad_l, dims.pad_r)
-                    : dnnl::convolution_forward::desc(
-                          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                          dims.compute_src(), dims.any_weights(), dims.compute_dst(), dims.strides,
-                          dims.dilates, dims.pad_l, dims.pad_r);
-    dnnl::convolution_forward::primitive_desc pd(desc, eng);
-    if (nn::reference_only(pd)) {
+    const nn::BatchSlices slices = nn::batch_slices(g.n);
+    const nn::DnnlConvDims slice_dims(nn::with_batch(g, slices.per));
+    if (nn::reference_only(forward_pd(slice_dims, b.defined()))) {
       nn::gemm_conv2d_forward(g, x.data<float>(), w.data<float>(),
                               b.defined() ? b.data<float>() : nullptr, y.data<float>());
-      if (!direct_out) cpu_copy(out, y);
-      return true;
+    } else {
+      nn::for_each_slice(slices, g.n, [&](int64_t n0, int64_t images) {
+        dnnl_conv2d_images(y.narrow(0, n0, images), x.narrow(0, n0, images), w, b,
+                           nn::with_batch(g, images));
+      });
     }
-
-    memory user_src(dims.plain_src(), eng, x.data_ptr());
-    memory user_wei(dims.plain_weights(), eng, w.data_ptr());
-    memory user_dst(dims.plain_dst(), eng, y.data_ptr());
-    const bool reorder_dst = pd.dst_desc() != user_dst.get_desc();
-    nn::DnnlBuffers buffers;
-    memory dst = reorder_dst ? buffers.make(pd.dst_desc()) : user_dst;
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm, buffers)},
-        {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm, buffers)},
-        {DNNL_ARG_DST, dst}};
-    if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(dims.plain_bias(), eng, b.data_ptr()));
-    dnnl::convolution_forward(pd).execute(strm, args);
-    if (reorder_dst) dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
-    strm.wait();
     if (!direct_out) cpu_copy(out, y);
     return true;
   } catch (const dnnl::error&) {

@@ -277,15 +277,19 @@ bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, in
 
 }  // namespace
 
+DnnlOnThisThread::DnnlOnThisThread() : team_(omp_get_max_threads()) {
+  if (team_ != 1) omp_set_num_threads(1);
+}
+
+DnnlOnThisThread::~DnnlOnThisThread() {
+  if (team_ != 1) omp_set_num_threads(team_);
+}
+
 int sgemm_on_this_thread(char ta, char tb, int64_t m, int64_t n, int64_t k, const float* a,
                          int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                          int64_t ldc) {
-  const int team = omp_get_max_threads();
-  if (team != 1) omp_set_num_threads(1);
-  const dnnl_status_t status =
-      dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-  if (team != 1) omp_set_num_threads(team);
-  return status;
+  const DnnlOnThisThread one_thread;
+  return dnnl_sgemm(ta, tb, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 }
 
 void match_dnnl_threads() {

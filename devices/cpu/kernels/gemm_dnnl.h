@@ -36,6 +36,20 @@ int sgemm_on_this_thread(char ta, char tb, int64_t m, int64_t n, int64_t k, cons
                           int64_t lda, const float* b, int64_t ldb, float beta, float* c,
                           int64_t ldc);
 
+// Within its scope, oneDNN calls on this thread run on an OpenMP team of
+// one (the size restored after): for oneDNN work the caller has already
+// spread over the oneTBB pool.
+class DnnlOnThisThread {
+ public:
+  DnnlOnThisThread();
+  ~DnnlOnThisThread();
+  DnnlOnThisThread(const DnnlOnThisThread&) = delete;
+  DnnlOnThisThread& operator=(const DnnlOnThisThread&) = delete;
+
+ private:
+  int team_;
+};
+
 // Sets the calling thread's OpenMP team size (oneDNN's threads) to the
 // CPU kernels' thread count, so that TESSERA_NUM_THREADS caps oneDNN's
 // primitives (convolution) as it caps oneTBB. Cheap; call before each
