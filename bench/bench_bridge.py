@@ -395,10 +395,64 @@ def make_gpt2():
         n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=256))
 
 
+# Hugging Face vision models from configs, 4 images of 224x224, 10 classes:
+# ViT's 16x16 stride-16 patch embedding and ConvNeXt's depthwise 7x7
+# convolutions between layer norms and pointwise GEMMs (rows that found
+# oneDNN's reference-only convolutions and its spinning OpenMP threads).
+VIT_SHAPE = "Hugging Face ViT, 4 layers, d 256, 4 heads, 4x3x224x224, AdamW"
+CONVNEXT_SHAPE = "Hugging Face ConvNeXt, depths 1-1-2-1, widths 32-256, 4x3x224x224, AdamW"
+
+
+def vision_step_fn(make_model, device):
+    torch.manual_seed(0)
+    model = make_model().to(device)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    gen = torch.Generator().manual_seed(1)
+    pixels = torch.randn(4, 3, 224, 224, generator=gen).to(device)
+    labels = torch.randint(0, 10, (4,), generator=gen).to(device)
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        loss = model(pixel_values=pixels, labels=labels).loss
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    return step
+
+
+def make_vit():
+    import transformers
+    transformers.logging.set_verbosity_error()
+    return transformers.ViTForImageClassification(transformers.ViTConfig(
+        num_hidden_layers=4, hidden_size=256, intermediate_size=1024, num_attention_heads=4,
+        num_labels=10, image_size=224, patch_size=16))
+
+
+def make_convnext():
+    import transformers
+    transformers.logging.set_verbosity_error()
+    return transformers.ConvNextForImageClassification(transformers.ConvNextConfig(
+        depths=[1, 1, 2, 1], hidden_sizes=[32, 64, 128, 256], num_labels=10))
+
+
+def bench_vit_step(device, args):
+    return step_row("vit_train_step", VIT_SHAPE, vision_step_fn(make_vit, "cpu"),
+                    vision_step_fn(make_vit, device), device, args,
+                    repeats=args.model_repeats, calls=1, goal=1.0)
+
+
+def bench_convnext_step(device, args):
+    return step_row("convnext_train_step", CONVNEXT_SHAPE, vision_step_fn(make_convnext, "cpu"),
+                    vision_step_fn(make_convnext, device), device, args,
+                    repeats=args.model_repeats, calls=1, goal=1.0)
+
+
 def bench_llama_step(device, args):
     return step_row("llama_train_step", LLAMA_SHAPE, decoder_step_fn(make_llama, "cpu"),
                     decoder_step_fn(make_llama, device), device, args,
-                    repeats=args.decoder_repeats, calls=1, goal=1.0)
+                    repeats=args.model_repeats, calls=1, goal=1.0)
 
 
 def bench_gpt2_step(device, args):
@@ -406,7 +460,7 @@ def bench_gpt2_step(device, args):
     # differ: the same work, not the same numbers.
     return step_row("gpt2_train_step", GPT2_SHAPE, decoder_step_fn(make_gpt2, "cpu"),
                     decoder_step_fn(make_gpt2, device), device, args,
-                    repeats=args.decoder_repeats, calls=1, goal=1.0, check=False)
+                    repeats=args.model_repeats, calls=1, goal=1.0, check=False)
 
 
 ADAMW_SHAPE = "AdamW(fused=True) step, 100M f32 parameters in 48 tensors"
@@ -640,6 +694,8 @@ BENCHES = {
     "resnet18": (bench_resnet18, "ResNet-18, 8x3x224x224 f32, forward+backward", ">= 0.9"),
     "llama_step": (bench_llama_step, LLAMA_SHAPE, ">= 1.0"),
     "gpt2_step": (bench_gpt2_step, GPT2_SHAPE, ">= 1.0"),
+    "vit_step": (bench_vit_step, VIT_SHAPE, ">= 1.0"),
+    "convnext_step": (bench_convnext_step, CONVNEXT_SHAPE, ">= 1.0"),
     "adamw_fused": (bench_adamw_fused, ADAMW_SHAPE, ">= 1.0"),
     "clip_grad_norm": (bench_clip_grad_norm, CLIP_SHAPE, ">= 1.0"),
     "lstm_step": (bench_lstm_step, LSTM_SHAPE, ">= 1.0"),
@@ -720,8 +776,9 @@ def main():
                    help="timed loops of the demo's 20 training steps, each side (default 15)")
     p.add_argument("--resnet-repeats", type=int, default=5,
                    help="timed ResNet-18 steps, each side (default 5)")
-    p.add_argument("--decoder-repeats", type=int, default=7,
-                   help="timed LLaMA and GPT-2 training steps, each side (default 7)")
+    p.add_argument("--model-repeats", type=int, default=7,
+                   help="timed Hugging Face model training steps (LLaMA, GPT-2, ViT, "
+                        "ConvNeXt), each side (default 7)")
     p.add_argument("--adamw-repeats", type=int, default=7,
                    help="timed fused AdamW steps over 100M parameters, each side (default 7)")
     p.add_argument("--clip-repeats", type=int, default=9,
@@ -769,7 +826,7 @@ def main():
            "threads": torch.get_num_threads(), "torch_version": torch.__version__,
            "add_repeats": args.add_repeats, "mlp_repeats": args.mlp_repeats,
            "demo_repeats": args.demo_repeats, "resnet_repeats": args.resnet_repeats, "adamw_repeats": args.adamw_repeats,
-           "decoder_repeats": args.decoder_repeats,
+           "model_repeats": args.model_repeats,
            "clip_repeats": args.clip_repeats,
            "lstm_repeats": args.lstm_repeats, "attention_repeats": args.attention_repeats,
            "rows": rows}
