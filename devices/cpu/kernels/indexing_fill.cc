@@ -6,6 +6,7 @@
 
 #include "devices/cpu/kernels/convert.h"
 #include "devices/cpu/kernels/kernels.h"
+#include "devices/cpu/kernels/philox_lanes.h"
 #include "devices/cpu/kernels/strided_iter.h"
 #include "runtime/ops/kernel_signatures.h"
 
@@ -13,6 +14,10 @@ namespace tessera::cpu {
 namespace {
 
 inline constexpr int64_t kRandomGrain = 4096;
+// Philox blocks computed per run of bernoulli_kernel, and the elements
+// of a run: whichever element it starts at, their blocks fit.
+inline constexpr int64_t kBlocksPerRun = 256;
+inline constexpr int64_t kRunElements = 2 * kBlocksPerRun - 2;
 
 // The 64-bit value of element i: lanes (2 * (i % 2), 2 * (i % 2) + 1) of
 // Philox block offset + i / 2, high lane first. Consecutive elements share
@@ -140,14 +145,26 @@ void bernoulli_kernel(const KernelContext&, Tensor& out, const Tensor& p, Philox
         for_rows_with_index<2>(
             it, {static_cast<char*>(out.data_ptr()), static_cast<char*>(p.data_ptr())},
             kRandomGrain, [&](char* const* ptr, const int64_t* s, int64_t index, int64_t n) {
-              PairedBlocks blocks(state);
-              for (int64_t e = 0; e < n; ++e) {
-                // As philox_uniform_double(state, i): 53 bits of the pair.
-                const double u =
-                    static_cast<double>(blocks.bits64(static_cast<uint64_t>(index + e)) >> 11) *
-                    0x1.0p-53;
-                const double prob = static_cast<double>(static_cast<compute_t<P>>(at<P>(ptr[1], s[1], e)));
-                at<T>(ptr[0], s[0], e) = convert<T>(u < prob ? 1 : 0);
+              // The blocks of elements [index, index + n) (two an element
+              // pair), a run at a time in vector lanes.
+              uint32_t words[4 * kBlocksPerRun];
+              for (int64_t e0 = 0; e0 < n; e0 += kRunElements) {
+                const int64_t first = index + e0, last = std::min(index + n, first + kRunElements);
+                const uint64_t block0 = static_cast<uint64_t>(first) / 2;
+                philox_blocks(state.seed, state.offset + block0,
+                              static_cast<int64_t>(static_cast<uint64_t>(last - 1) / 2 - block0 + 1),
+                              words);
+                for (int64_t i = first; i < last; ++i) {
+                  // As philox_uniform_double(state, i): 53 bits of the
+                  // pair, lanes 2 (i % 2) and 2 (i % 2) + 1, high first.
+                  const uint32_t* w = words + 4 * (static_cast<uint64_t>(i) / 2 - block0) + 2 * (i % 2);
+                  const uint64_t bits = (static_cast<uint64_t>(w[0]) << 32) | w[1];
+                  const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
+                  const int64_t e = i - index;
+                  const double prob =
+                      static_cast<double>(static_cast<compute_t<P>>(at<P>(ptr[1], s[1], e)));
+                  at<T>(ptr[0], s[0], e) = convert<T>(u < prob ? 1 : 0);
+                }
               }
             });
       }
