@@ -351,70 +351,65 @@ def bench_resnet18(device, args):
                     repeats=args.resnet_repeats, calls=1, goal=0.9)
 
 
-# Hugging Face decoders built from a config (no download), trained as
-# their users do: the model computes its own loss from labels (a
-# vocabulary-wide log_softmax and nll_loss), AdamW steps. Rows of real model
-# code catch what an op microbenchmark does not: these found nll_loss
-# staging the whole [tokens, vocabulary] input (43 ms a call), GPT-2's
-# pow(x, 3) on the general pow, and copies around fused attention.
+# Hugging Face models built from configs (no download), trained as their
+# users do: the model computes its own loss from labels, AdamW steps. Rows
+# of real model code catch what an op microbenchmark does not: the decoders
+# found nll_loss staging the whole [tokens, vocabulary] input (43 ms a
+# call), GPT-2's pow(x, 3) on the general pow and copies around fused
+# attention; ViT's 16x16 stride-16 patch embedding and ConvNeXt's depthwise
+# 7x7 convolutions between layer norms and pointwise GEMMs found oneDNN's
+# reference-only convolutions and its spinning OpenMP threads.
 LLAMA_SHAPE = ("Hugging Face LLaMA, 4 layers, d 256, 4 heads (2 key/value), vocabulary 8000, "
                "8x128 tokens, AdamW")
 GPT2_SHAPE = ("Hugging Face GPT-2, 4 layers, d 256, 4 heads, vocabulary 8000, 8x128 tokens, "
               "dropout 0.1, AdamW")
-
-
-def decoder_step_fn(make_model, device):
-    torch.manual_seed(0)
-    model = make_model().to(device)
-    model.train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    ids = torch.randint(0, 8000, (8, 128), generator=torch.Generator().manual_seed(1)).to(device)
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        loss = model(input_ids=ids, labels=ids).loss
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return step
-
-
-def make_llama():
-    import transformers
-    transformers.logging.set_verbosity_error()
-    return transformers.LlamaForCausalLM(transformers.LlamaConfig(
-        num_hidden_layers=4, hidden_size=256, intermediate_size=688, num_attention_heads=4,
-        num_key_value_heads=2, vocab_size=8000))
-
-
-def make_gpt2():
-    import transformers
-    transformers.logging.set_verbosity_error()
-    return transformers.GPT2LMHeadModel(transformers.GPT2Config(
-        n_layer=4, n_embd=256, n_head=4, vocab_size=8000, n_positions=256))
-
-
-# Hugging Face vision models from configs, 4 images of 224x224, 10 classes:
-# ViT's 16x16 stride-16 patch embedding and ConvNeXt's depthwise 7x7
-# convolutions between layer norms and pointwise GEMMs (rows that found
-# oneDNN's reference-only convolutions and its spinning OpenMP threads).
 VIT_SHAPE = "Hugging Face ViT, 4 layers, d 256, 4 heads, 4x3x224x224, AdamW"
 CONVNEXT_SHAPE = "Hugging Face ConvNeXt, depths 1-1-2-1, widths 32-256, 4x3x224x224, AdamW"
 
 
-def vision_step_fn(make_model, device):
+def hf_model(model_class, config_class, **config):
+    import transformers
+    transformers.logging.set_verbosity_error()
+    return getattr(transformers, model_class)(getattr(transformers, config_class)(**config))
+
+
+def token_batch():
+    ids = torch.randint(0, 8000, (8, 128), generator=torch.Generator().manual_seed(1))
+    return {"input_ids": ids, "labels": ids}
+
+
+def image_batch():
+    gen = torch.Generator().manual_seed(1)
+    return {"pixel_values": torch.randn(4, 3, 224, 224, generator=gen),
+            "labels": torch.randint(0, 10, (4,), generator=gen)}
+
+
+HF_MODELS = {
+    "llama": (lambda: hf_model("LlamaForCausalLM", "LlamaConfig", num_hidden_layers=4,
+                               hidden_size=256, intermediate_size=688, num_attention_heads=4,
+                               num_key_value_heads=2, vocab_size=8000), token_batch),
+    "gpt2": (lambda: hf_model("GPT2LMHeadModel", "GPT2Config", n_layer=4, n_embd=256, n_head=4,
+                              vocab_size=8000, n_positions=256), token_batch),
+    "vit": (lambda: hf_model("ViTForImageClassification", "ViTConfig", num_hidden_layers=4,
+                             hidden_size=256, intermediate_size=1024, num_attention_heads=4,
+                             num_labels=10, image_size=224, patch_size=16), image_batch),
+    "convnext": (lambda: hf_model("ConvNextForImageClassification", "ConvNextConfig",
+                                  depths=[1, 1, 2, 1], hidden_sizes=[32, 64, 128, 256],
+                                  num_labels=10), image_batch),
+}
+
+
+def hf_step_fn(name, device):
+    make_model, make_batch = HF_MODELS[name]
     torch.manual_seed(0)
     model = make_model().to(device)
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4)
-    gen = torch.Generator().manual_seed(1)
-    pixels = torch.randn(4, 3, 224, 224, generator=gen).to(device)
-    labels = torch.randint(0, 10, (4,), generator=gen).to(device)
+    batch = {key: value.to(device) for key, value in make_batch().items()}
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        loss = model(pixel_values=pixels, labels=labels).loss
+        loss = model(**batch).loss
         loss.backward()
         optimizer.step()
         return loss
@@ -422,45 +417,27 @@ def vision_step_fn(make_model, device):
     return step
 
 
-def make_vit():
-    import transformers
-    transformers.logging.set_verbosity_error()
-    return transformers.ViTForImageClassification(transformers.ViTConfig(
-        num_hidden_layers=4, hidden_size=256, intermediate_size=1024, num_attention_heads=4,
-        num_labels=10, image_size=224, patch_size=16))
-
-
-def make_convnext():
-    import transformers
-    transformers.logging.set_verbosity_error()
-    return transformers.ConvNextForImageClassification(transformers.ConvNextConfig(
-        depths=[1, 1, 2, 1], hidden_sizes=[32, 64, 128, 256], num_labels=10))
-
-
-def bench_vit_step(device, args):
-    return step_row("vit_train_step", VIT_SHAPE, vision_step_fn(make_vit, "cpu"),
-                    vision_step_fn(make_vit, device), device, args,
-                    repeats=args.model_repeats, calls=1, goal=1.0)
-
-
-def bench_convnext_step(device, args):
-    return step_row("convnext_train_step", CONVNEXT_SHAPE, vision_step_fn(make_convnext, "cpu"),
-                    vision_step_fn(make_convnext, device), device, args,
-                    repeats=args.model_repeats, calls=1, goal=1.0)
+def hf_row(row_name, shape, model, device, args, check=True):
+    return step_row(row_name, shape, hf_step_fn(model, "cpu"), hf_step_fn(model, device), device,
+                    args, repeats=args.model_repeats, calls=1, goal=1.0, check=check)
 
 
 def bench_llama_step(device, args):
-    return step_row("llama_train_step", LLAMA_SHAPE, decoder_step_fn(make_llama, "cpu"),
-                    decoder_step_fn(make_llama, device), device, args,
-                    repeats=args.model_repeats, calls=1, goal=1.0)
+    return hf_row("llama_train_step", LLAMA_SHAPE, "llama", device, args)
 
 
 def bench_gpt2_step(device, args):
     # Dropout draws different masks on the two sides, so their losses
     # differ: the same work, not the same numbers.
-    return step_row("gpt2_train_step", GPT2_SHAPE, decoder_step_fn(make_gpt2, "cpu"),
-                    decoder_step_fn(make_gpt2, device), device, args,
-                    repeats=args.model_repeats, calls=1, goal=1.0, check=False)
+    return hf_row("gpt2_train_step", GPT2_SHAPE, "gpt2", device, args, check=False)
+
+
+def bench_vit_step(device, args):
+    return hf_row("vit_train_step", VIT_SHAPE, "vit", device, args)
+
+
+def bench_convnext_step(device, args):
+    return hf_row("convnext_train_step", CONVNEXT_SHAPE, "convnext", device, args)
 
 
 ADAMW_SHAPE = "AdamW(fused=True) step, 100M f32 parameters in 48 tensors"
