@@ -68,9 +68,10 @@ dnnl::memory to_layout(const dnnl::memory& user, const dnnl::memory::desc& want,
 // call on a oneTBB thread with an OpenMP team of one. Debian's oneDNN
 // runs on OpenMP, whose threads spin for milliseconds after a primitive:
 // the oneTBB ops after it (layer norm and the pointwise GEMMs of a
-// ConvNeXt block) ran on about one core, 1.5-2x slower than alone. With a
-// batch that does not split evenly over the threads (or none to split),
-// one call on oneDNN's own team, which splits inside images.
+// ConvNeXt block) ran on about one core, 1.5-2x slower than alone. A batch
+// smaller than the thread count, or one that splits unevenly with fewer
+// than four images a thread, makes one call on oneDNN's own team instead,
+// which splits inside images.
 struct BatchSlices {
   int64_t count;  // 1: one call on oneDNN's team
   int64_t per;    // images per slice (the last may have fewer)
