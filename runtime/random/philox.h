@@ -17,9 +17,15 @@ struct PhiloxState {
 
 using PhiloxBlock = std::array<uint32_t, 4>;
 
+// The round's multipliers and the key's Weyl increments, for every
+// implementation of the rounds (this one, the CPU's vector lanes, CUDA's;
+// the Vulkan shader's GLSL repeats them in philox.glsl).
+inline constexpr uint32_t kPhiloxMul0 = 0xD2511F53u, kPhiloxMul1 = 0xCD9E8D57u;
+inline constexpr uint32_t kPhiloxWeyl0 = 0x9E3779B9u, kPhiloxWeyl1 = 0xBB67AE85u;
+
 inline PhiloxBlock philox4x32_10(uint64_t seed, uint64_t counter_lo, uint64_t counter_hi) {
-  constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
-  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
+  constexpr uint32_t kMul0 = kPhiloxMul0, kMul1 = kPhiloxMul1;
+  constexpr uint32_t kWeyl0 = kPhiloxWeyl0, kWeyl1 = kPhiloxWeyl1;
   uint32_t c0 = static_cast<uint32_t>(counter_lo), c1 = static_cast<uint32_t>(counter_lo >> 32);
   uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);

@@ -19,9 +19,15 @@ inline constexpr int64_t kRandomGrain = 4096;
 inline constexpr int64_t kBlocksPerRun = 256;
 inline constexpr int64_t kRunElements = 2 * kBlocksPerRun - 2;
 
-// The 64-bit value of element i: lanes (2 * (i % 2), 2 * (i % 2) + 1) of
-// Philox block offset + i / 2, high lane first. Consecutive elements share
-// a block, which is computed once for both.
+// The 64-bit value of element i from the words of its Philox block
+// (offset + i / 2): lanes 2 (i % 2) and 2 (i % 2) + 1, high lane first.
+inline uint64_t paired_bits(const uint32_t* block, uint64_t i) {
+  const int lane = static_cast<int>(i % 2) * 2;
+  return (static_cast<uint64_t>(block[lane]) << 32) | block[lane + 1];
+}
+
+// Element i's value, block by block: consecutive elements share a block,
+// which is computed once for both.
 class PairedBlocks {
  public:
   explicit PairedBlocks(const PhiloxState& s) : s_(s) {}
@@ -30,8 +36,7 @@ class PairedBlocks {
       cached_ = i / 2;
       block_ = philox4x32_10(s_.seed, s_.offset + cached_, 0);
     }
-    const int lane = static_cast<int>(i % 2) * 2;
-    return (static_cast<uint64_t>(block_[lane]) << 32) | block_[lane + 1];
+    return paired_bits(block_.data(), i);
   }
 
  private:
@@ -155,10 +160,9 @@ void bernoulli_kernel(const KernelContext&, Tensor& out, const Tensor& p, Philox
                               static_cast<int64_t>(static_cast<uint64_t>(last - 1) / 2 - block0 + 1),
                               words);
                 for (int64_t i = first; i < last; ++i) {
-                  // As philox_uniform_double(state, i): 53 bits of the
-                  // pair, lanes 2 (i % 2) and 2 (i % 2) + 1, high first.
-                  const uint32_t* w = words + 4 * (static_cast<uint64_t>(i) / 2 - block0) + 2 * (i % 2);
-                  const uint64_t bits = (static_cast<uint64_t>(w[0]) << 32) | w[1];
+                  // As philox_uniform_double(state, i): 53 bits of the pair.
+                  const uint64_t element = static_cast<uint64_t>(i);
+                  const uint64_t bits = paired_bits(words + 4 * (element / 2 - block0), element);
                   const double u = static_cast<double>(bits >> 11) * 0x1.0p-53;
                   const int64_t e = i - index;
                   const double prob =

@@ -68,7 +68,7 @@ void embedding_dense_backward_kernel(const KernelContext&, Tensor& grad_weight, 
     T* w = static_cast<T*>(grad_weight.data_ptr());
     const int64_t ws0 = grad_weight.strides()[0], ws1 = grad_weight.strides()[1];
     if constexpr (std::is_same_v<A, T>) {
-      nn::zero_fill(grad_weight);
+      grad_weight.fill_(0);
       const int64_t grain = std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(rows, 1));
       parallel_for_range(D, grain, [&](int64_t j0, int64_t j1) {
         for (int64_t r = 0; r < rows; ++r) {
@@ -169,7 +169,7 @@ void nll_loss_backward_kernel(const KernelContext&, Tensor& grad_input, const Te
   const std::vector<double> g = nn::read_as<double>(grad_out);
   const std::vector<double> w = weight.defined() ? nn::read_as<double>(weight) : std::vector<double>();
   const double tw = nn::read_as<double>(total_weight)[0];
-  nn::zero_fill(grad_input);
+  grad_input.fill_(0);
   dispatch_dtype(grad_input.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* gi = static_cast<T*>(grad_input.data_ptr());

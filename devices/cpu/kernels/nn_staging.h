@@ -6,11 +6,9 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include "devices/cpu/kernels/convert.h"
-#include "devices/cpu/kernels/strided_iter.h"
 #include "runtime/core/dtype.h"
 #include "runtime/core/tensor.h"
 
@@ -66,22 +64,6 @@ void write_from(Tensor& t, const std::vector<A>& values) {
       for (int64_t i = 0; i < t.numel(); ++i) p[i] = convert<T>(v[i]);
     } else {
       for_each_offset(t, [&](int64_t off) { p[off] = convert<T>(*v++); });
-    }
-  });
-}
-
-// Sets every element of t to zero, in parallel for large tensors (all-zero
-// bytes are 0 in every dtype). For a gradient that a kernel then scatters
-// into: staging it through a zeroed buffer of its own costs two more passes.
-inline void zero_fill(Tensor& t) {
-  if (t.numel() == 0) return;
-  StridedIter<1> it({&t}, "zero_fill");
-  it.run({static_cast<char*>(t.data_ptr())}, [&t](char* const* p, const int64_t* s, int64_t n) {
-    const auto item = static_cast<int64_t>(t.itemsize());
-    if (s[0] == item) {
-      std::memset(p[0], 0, static_cast<size_t>(n * item));
-    } else {
-      for (int64_t i = 0; i < n; ++i) std::memset(p[0] + i * s[0], 0, static_cast<size_t>(item));
     }
   });
 }

@@ -32,9 +32,8 @@ inline void mul_hi_lo(__m256i a, __m256i k, __m256i& hi, __m256i& lo) {
 // out[4 j + w] = word w of philox4x32_10(seed, first + j, 0), j < count.
 inline void philox_blocks(uint64_t seed, uint64_t first, int64_t count, uint32_t* out) {
   using philox_detail::mul_hi_lo;
-  const __m256i mul0 = _mm256_set1_epi32(static_cast<int>(0xD2511F53u));
-  const __m256i mul1 = _mm256_set1_epi32(static_cast<int>(0xCD9E8D57u));
-  constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
+  const __m256i mul0 = _mm256_set1_epi32(static_cast<int>(kPhiloxMul0));
+  const __m256i mul1 = _mm256_set1_epi32(static_cast<int>(kPhiloxMul1));
   int64_t j = 0;
   for (; j + kPhiloxLanes <= count; j += kPhiloxLanes) {
     alignas(32) uint32_t lo_words[kPhiloxLanes], hi_words[kPhiloxLanes];
@@ -59,8 +58,8 @@ inline void philox_blocks(uint64_t seed, uint64_t first, int64_t count, uint32_t
       c3 = lo0;
       c0 = n0;
       c2 = n2;
-      k0 += kWeyl0;
-      k1 += kWeyl1;
+      k0 += kPhiloxWeyl0;
+      k1 += kPhiloxWeyl1;
     }
     alignas(32) uint32_t words[4][kPhiloxLanes];
     _mm256_store_si256(reinterpret_cast<__m256i*>(words[0]), c0);
