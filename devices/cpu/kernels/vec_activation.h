@@ -94,23 +94,62 @@ inline f32v erfcx_small(f32v a) {
   return p;
 }
 
-// gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - erfc(x / sqrt 2) / 2)
-// for x >= 0 and x erfc(|x| / sqrt 2) / 2 for x < 0, so neither side
-// cancels. Within 4e-7 of the exact value (relative 5e-7 for x >= 0),
-// 1.4 ns an element on one core where glibc's scalar erff takes 10.
+// 2^s for -126 < s < 128: 2^k 2^r with k = round(s) and |r| <= 1/2, 2^r
+// a degree-5 polynomial fitted toward minimax relative error (7.5e-8).
+// The rounding adds and subtracts 1.5 * 2^23, which leaves k in the low
+// bits of the sum: shifted into the exponent field they give 2^k with no
+// float-to-int conversion.
+inline f32v exp2_normal_range(f32v s) {
+  const f32v shifter = splatv(12582912.0f);
+  const f32v biased = s + shifter;
+  const f32v r = s - (biased - shifter);
+  f32v p = splatv(1.3276471959e-03f);
+  p = p * r + 9.6755415027e-03f;
+  p = p * r + 5.5507132751e-02f;
+  p = p * r + 2.4022119721e-01f;
+  p = p * r + 6.9314696706e-01f;
+  p = p * r + 1.0000000717e+00f;
+  const i32v two_to_k = (reinterpret_cast<i32v>(biased) << 23) + (127 << 23);
+  return p * reinterpret_cast<f32v>(two_to_k);
+}
+
+// Phi(-t) = erfc(t / sqrt 2) / 2, the normal tail, for 0 <= t <= 2 sqrt 2:
+// 2^q(t), q a degree-8 polynomial fitted toward minimax absolute error
+// (5.4e-8) to log2 Phi(-t). q stays within [-8.7, -1], so the error is
+// the rounding of q near its largest magnitude: below 9e-7 relative.
+// One polynomial and one exp2 where exp(-t^2 / 2) times e^(a^2) erfc(a)
+// took two polynomials, an exp's range reduction and a product.
+inline f32v normal_tail_small(f32v t) {
+  f32v q = splatv(-2.8806787999e-06f);
+  q = q * t + 3.8692231306e-05f;
+  q = q * t - 1.7811650215e-04f;
+  q = q * t - 1.6597693252e-04f;
+  q = q * t + 7.1116884446e-03f;
+  q = q * t - 5.2535595845e-02f;
+  q = q * t - 4.5919335517e-01f;
+  q = q * t - 1.1511072758e+00f;
+  q = q * t - 9.9999994597e-01f;
+  return exp2_normal_range(q);
+}
+
+// gelu(x) = x Phi(x) with the exact (erf) Phi: x (1 - Phi(-|x|)) for
+// x >= 0 and x Phi(-|x|) for x < 0, so neither side cancels. Within 4e-7
+// of the exact value (relative 5e-7 for x >= 0), 0.42 ns an element on
+// one core of this machine at 16 lanes (0.73 at 8), where glibc's scalar
+// erff takes 10.
 // gelu(inf) = inf, gelu(-inf) = NaN (as 0.5 x (1 + erf(x / sqrt 2))
 // computes it), NaN passes through.
-// Where every lane has |x| <= 2 sqrt 2 (a <= 2; 93% of 16-lane vectors
-// of standard normal values), erfc(a) is e^(-a^2) erfcx_small(a): no
-// division, no range checks (a NaN lane fails the test), about 25% fewer
-// instructions.
+// Where every lane has |x| <= 2 sqrt 2 (93% of 16-lane vectors of
+// standard normal values), the tail is normal_tail_small: no division,
+// no range checks (a NaN lane fails the test), 28% fewer instructions
+// than the general path's exp and erfc.
 inline f32v gelu_v(f32v x) {
-  const f32v a = absv(x) * 0.70710678118654752f;
-  if (all_lanes(a <= 2.0f)) {
-    const f32v half_erfc = 0.5f * exp_normal_range(-(a * a)) * erfcx_small(a);
-    return x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
+  const f32v t = absv(x);
+  if (all_lanes(t <= 2.8284271247461903f)) {
+    const f32v tail = normal_tail_small(t);
+    return x * (x < 0.0f ? tail : 1.0f - tail);
   }
-  const f32v half_erfc = 0.5f * erfc_nonnegative(a);
+  const f32v half_erfc = 0.5f * erfc_nonnegative(t * 0.70710678118654752f);
   const f32v r = x * (x < 0.0f ? half_erfc : 1.0f - half_erfc);
   return x != x ? x : r;
 }
