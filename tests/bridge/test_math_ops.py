@@ -5,7 +5,8 @@ with PyTorch's own OpInfo samples and no CPU fallback:
   special_function; bridge/csrc/ops/special_functions.cc), with NaN, inf,
   poles and orders at their edges;
 - tensor math composed of tessera ops (math_composite.cc): trace, addbmm,
-  logspace, count_nonzero, channel_shuffle, take, renorm, nanmedian, isin;
+  logspace, count_nonzero, channel_shuffle, take, renorm, nanmedian, isin,
+  histc (integer inputs too, as CUDA's kernel takes them);
 - torch.fft as DFTs by matrix product (fft_dft.cc), forward and backward;
 - LU and Cholesky linear algebra (linalg_lu.cc), forward and backward.
 """
@@ -48,7 +49,7 @@ COMPOSITE = ["trace", "addbmm", "count_nonzero", "nn.functional.channel_shuffle"
              "nn.functional.max_unpool2d", "nn.functional.max_unpool3d",
              "nn.functional.max_unpool1d.grad", "nn.functional.max_unpool2d.grad", "unique",
              "unique_consecutive", "nn.functional.pdist", "_batch_norm_with_update",
-             "nn.functional.embedding", "grid_sampler_2d", "nn.functional.grid_sample"]
+             "nn.functional.embedding", "grid_sampler_2d", "nn.functional.grid_sample", "histc"]
 FFT = ["fft.fft", "fft.fft2", "fft.fftn", "fft.ifft", "fft.ifft2", "fft.ifftn", "fft.rfft",
        "fft.rfft2", "fft.rfftn", "fft.irfft", "fft.irfft2", "fft.irfftn", "fft.hfft",
        "fft.hfft2", "fft.hfftn", "fft.ihfft", "fft.ihfft2", "fft.ihfftn"]
@@ -240,6 +241,93 @@ def test_composed_math_errors(device):
         torch.trace(x)
     with pytest.raises(RuntimeError, match="channel_shuffle"):
         torch.nn.functional.channel_shuffle(torch.ones(1, 5, 2, device=device), 2)
+
+
+def histc_inputs(dtype, bins, lo, hi, seed):
+    """Normal values, every bin edge and its float neighbours (where a
+    rounding slip would move an element to the next bin), and NaN."""
+    g = torch.Generator().manual_seed(seed)
+    edges = torch.linspace(lo, hi, bins + 1, dtype=torch.float64)
+    values = [torch.randn(500, generator=g, dtype=torch.float64) * 3, edges,
+              edges.nextafter(torch.tensor(-1e9, dtype=torch.float64)),
+              edges.nextafter(torch.tensor(1e9, dtype=torch.float64))]
+    if lo != hi:  # an explicit range ignores NaN; the data's own range would be NaN
+        values.append(torch.tensor([float("nan")], dtype=torch.float64))
+    return torch.cat(values).to(dtype)
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16],
+                         ids=str)
+def test_histc_bins_as_the_cpu(device, dtype):
+    g = torch.Generator().manual_seed(7)
+    for case in range(40):
+        bins = int(torch.randint(1, 50, (), generator=g))
+        lo, hi = sorted((torch.randn(2, generator=g, dtype=torch.float64) * 3).tolist())
+        if case % 8 == 0:
+            lo = hi = 0.0  # the data's own range
+        x = histc_inputs(dtype, bins, lo, hi, seed=case)
+        torch_tessera.reset_fallback_stats()
+        got = torch.histc(x.to(device), bins, lo, hi)
+        assert_no_fallback()
+        want = torch.histc(x, bins, lo, hi)
+        assert got.dtype == dtype and got.shape == (bins,)
+        assert torch.equal(got.cpu(), want), (bins, lo, hi)
+
+
+@every_device
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.uint8], ids=str)
+def test_histc_counts_integers_as_cuda(device, dtype):
+    """Hugging Face's mixture-of-experts layers count tokens per expert with
+    an integer histc on any device but cpu and mps. The bin of x is
+    (x - min) * bins // (max - min) in integers, as CUDA's kernel computes
+    it; max counts in the last bin; the counts keep the input's dtype."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(0, 30, (400,), generator=g).to(dtype)
+    for bins, lo, hi in [(8, 0, 7), (5, 3, 25), (7, 0, 0), (1, 10, 10), (3, 2.9, 20.5)]:
+        torch_tessera.reset_fallback_stats()
+        got = torch.histc(x.to(device), bins=bins, min=lo, max=hi)
+        assert_no_fallback()
+        low, high = int(lo), int(hi)
+        if low == high:
+            low, high = int(x.min()), int(x.max())
+        if low == high:
+            low, high = low - 1, high + 1
+        values = x.to(torch.int64)
+        kept = values[(values >= low) & (values <= high)]
+        want = torch.bincount(((kept - low) * bins // (high - low)).clamp(max=bins - 1),
+                              minlength=bins)
+        assert got.dtype == dtype
+        assert torch.equal(got.cpu(), want.to(dtype)), (bins, lo, hi)
+
+
+@every_device
+def test_histc_of_reduced_floats_counts_exactly(device):
+    """A bfloat16 bin holding 1000 elements: the CPU's running sum in
+    bfloat16 stops at 256; tessera counts exactly and rounds once."""
+    x = torch.zeros(1000, dtype=torch.bfloat16)
+    got = torch.histc(x.to(device), bins=2, min=-1, max=1).cpu()
+    assert got.tolist() == [0.0, 1000.0]
+
+
+@every_device
+def test_histc_out_and_errors(device):
+    x = torch.tensor([0.5, 1.5, 1.5, 9.0], device=device)
+    out = torch.empty(0, device=device)
+    torch.histc(x, bins=2, min=0, max=2, out=out)
+    assert out.cpu().tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match="histc: out has dtype Double"):
+        torch.histc(x, bins=2, out=torch.empty(0, dtype=torch.float64, device=device))
+    with pytest.raises(RuntimeError, match="bins must be > 0, but got 0"):
+        torch.histc(x, bins=0)
+    with pytest.raises(RuntimeError, match="max must be larger than min"):
+        torch.histc(x, bins=3, min=2, max=1)
+    with pytest.raises(RuntimeError, match=r"range of \[0, inf\] is not finite"):
+        torch.histc(x, bins=3, min=0, max=float("inf"))
+    with pytest.raises(RuntimeError, match="not finite"):
+        torch.histc(torch.tensor([1.0, float("nan")], device=device), bins=3)
+    with pytest.raises(RuntimeError, match="histc: not implemented for Bool"):
+        torch.histc(torch.ones(3, dtype=torch.bool, device=device))
 
 
 @every_device

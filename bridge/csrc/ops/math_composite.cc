@@ -1,8 +1,8 @@
 // Tensor math composed of tessera ops, so that it runs on every tessera
 // device without the CPU fallback: trace, addbmm, logspace,
 // count_nonzero, channel_shuffle, take, renorm, nanmedian, isin,
-// searchsorted, bucketize, nonzero_static, repeat_interleave, unique and
-// unique_consecutive.
+// searchsorted, bucketize, nonzero_static, repeat_interleave, unique,
+// unique_consecutive and histc.
 // Arithmetic follows PyTorch's CPU kernels.
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
@@ -327,6 +327,72 @@ UniqueResult composite_unique_consecutive(const at::Tensor& self, bool return_in
   return runs_of(self.reshape(-1), at::Tensor(), self, return_inverse, return_counts);
 }
 
+// histc: counts of self's elements in `bins` equal bins over [min, max]
+// (both equal: the data's own range, widened by 1 each way if that is a
+// single value). Elements outside the range and NaN are not counted; max
+// itself counts in the last bin. Floating inputs bin as PyTorch's CPU
+// kernel does, in the input's dtype: floor((x - min) * bins / (max - min)).
+// Integer inputs, which the CPU kernel refuses but CUDA's takes (Hugging
+// Face's mixture-of-experts layers count tokens per expert with an int
+// histc on every device but cpu and mps), bin as CUDA's, in int64. The
+// counts have self's dtype. Out-of-range elements go to an extra bin that
+// is cut off, so nothing waits for the device but the data's range.
+at::Tensor composite_histc(const at::Tensor& self, int64_t bins, const c10::Scalar& min,
+                           const c10::Scalar& max) {
+  const c10::ScalarType dtype = self.scalar_type();
+  TORCH_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins, " (input of shape ",
+              self.sizes(), ")");
+  TORCH_CHECK(!at::isComplexType(dtype) && dtype != at::kBool, "torch.histc: not implemented for ",
+              dtype, " (input of shape ", self.sizes(), " on ", self.device(), ")");
+  const bool integral = at::isIntegralType(dtype, /*includeBool=*/false);
+  double lo = integral ? static_cast<double>(min.to<int64_t>()) : min.toDouble();
+  double hi = integral ? static_cast<double>(max.to<int64_t>()) : max.toDouble();
+  if (lo == hi && self.numel() > 0) {
+    const auto [smallest, largest] = at::aminmax(self);
+    lo = smallest.item<double>();
+    hi = largest.item<double>();
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  TORCH_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi,
+              "] is not finite (input of shape ", self.sizes(), ", dtype ", dtype, ")");
+  TORCH_CHECK(lo < hi, "torch.histc: max must be larger than min (min ", lo, ", max ", hi, ")");
+
+  const at::Tensor x = self.reshape(-1);
+  at::Tensor in_range, bin;
+  if (integral) {
+    const int64_t low = static_cast<int64_t>(lo), width = static_cast<int64_t>(hi) - low;
+    in_range = x.ge(low).logical_and_(x.le(static_cast<int64_t>(hi)));
+    bin = x.to(at::kLong).sub_(low).mul_(bins).div_(width, "floor");
+  } else {
+    // The range's ends and width rounded to the input's dtype and each
+    // step rounded to it, as the CPU kernel's arithmetic in that type (a
+    // half input's bins differ otherwise). Ends that round to one value
+    // give 0 / 0 for the elements equal to it: bin 0, as there.
+    const auto rounded = [dtype](double v) { return at::scalar_tensor(v, dtype).item<double>(); };
+    const double low = rounded(lo), high = rounded(hi), width = rounded(high - low);
+    in_range = x.ge(low).logical_and_(x.le(high));  // NaN: false
+    bin = x.sub(low).mul_(bins).div_(width).floor_().nan_to_num_(0);
+  }
+  bin = at::where(in_range, bin.clamp_(0, bins - 1), bins).to(at::kLong);
+  // Counted exactly, then rounded once: a half or bfloat16 bin past 2048
+  // or 256 holds the nearest value to its count (the CPU kernel's running
+  // sum in that dtype stops growing there).
+  const auto count_options = self.options().dtype(at::kLong);
+  at::Tensor counts = at::zeros({bins + 1}, count_options);
+  counts.index_add_(0, bin, at::ones({x.numel()}, count_options));
+  return counts.narrow(0, 0, bins).to(dtype);
+}
+
+at::Tensor& composite_histc_out(const at::Tensor& self, int64_t bins, const c10::Scalar& min,
+                                const c10::Scalar& max, at::Tensor& out) {
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "torch.histc: out has dtype ",
+              out.scalar_type(), " but the input has ", self.scalar_type());
+  return write_out(out, composite_histc(self, bins, min, max));
+}
+
 TESSERA_ATEN_KERNELS(m) {
   m.impl("_unique2", TORCH_FN(composite_unique2));
   m.impl("unique_consecutive", TORCH_FN(composite_unique_consecutive));
@@ -335,6 +401,8 @@ TESSERA_ATEN_KERNELS(m) {
   m.impl("nonzero_static", TORCH_FN(composite_nonzero_static));
   m.impl("repeat_interleave.Tensor", TORCH_FN(composite_repeat_interleave));
   m.impl("trace", TORCH_FN(composite_trace));
+  m.impl("histc", TORCH_FN(composite_histc));
+  m.impl("histc.out", TORCH_FN(composite_histc_out));
   m.impl("addbmm", TORCH_FN(composite_addbmm));
   m.impl("addbmm_", TORCH_FN(composite_addbmm_));
   m.impl("addbmm.out", TORCH_FN(composite_addbmm_out));

@@ -1,0 +1,111 @@
+"""Hugging Face models of 33 architectures train on every tessera device as
+accurately as on torch's CPU, with no CPU fallback.
+
+The models (hf_model_zoo.py) are what users run: encoders, decoders with
+rotary and ALiBi positions, grouped-query attention, sliding windows and a
+mixture of experts, encoder-decoders, vision transformers and CNNs, a
+segmentation model, speech models and CLIP. Each computes its own loss
+from a batch: one forward and backward, an SGD step, a second forward.
+
+Float32 differs from the exact result by rounding on any device, and by
+much more where a model is ill-conditioned (batch norm over a few values
+per channel; the gradient of an attention key's bias, which softmax
+cancels to zero plus noise). So the reference is the same model in
+float64 on the CPU, and tessera's distance from it must stay within a
+small multiple of torch CPU float32's own distance (plus a floor).
+"""
+
+import copy
+
+import pytest
+import torch
+import torch_tessera
+
+from bridge_testing import assert_no_fallback, every_device
+from hf_model_zoo import MODELS, build
+
+LR = 0.05
+# tessera's error may be this many times torch CPU float32's, plus FLOOR
+# (relative): both devices round differently (another summation order in
+# a GEMM or a reduction), not worse.
+FACTOR = 4.0
+FLOOR = 1e-5
+
+
+def _to(value, device, dtype):
+    if not torch.is_tensor(value):
+        return value
+    return value.to(device, dtype if value.is_floating_point() else value.dtype)
+
+
+def train_two_steps(model, batch, device, dtype):
+    """Losses of two forwards with an SGD step between them, and the
+    gradients of the first, as float64 on the CPU."""
+    model = copy.deepcopy(model).to(device, dtype)
+    if dtype == torch.float64 and hasattr(model.config, "_experts_implementation"):
+        # torch._grouped_mm (the experts' default) has no float64: the
+        # reference takes the experts one by one, the same function.
+        model.config._experts_implementation = "eager"
+    inputs = {k: _to(v, device, dtype) for k, v in batch.items()}
+    loss = model(**inputs).loss
+    loss.backward()
+    grads = {n: p.grad.detach().to("cpu", torch.float64)
+             for n, p in model.named_parameters() if p.grad is not None}
+    with torch.no_grad():
+        for p in model.parameters():
+            if p.grad is not None:
+                p.sub_(p.grad, alpha=LR)
+    second = model(**inputs).loss
+    return [loss.item(), second.item()], grads
+
+
+def distance(result, reference):
+    """The largest error of a run against the float64 run: per loss,
+    relative; per gradient, relative to its largest element, with the
+    model's largest gradient element as a floor (gradients that are zero
+    up to rounding do not count as relative errors)."""
+    losses, grads = result
+    ref_losses, ref_grads = reference
+    scale = max(g.abs().max().item() for g in ref_grads.values())
+    errors = [abs(a - b) / abs(b) for a, b in zip(losses, ref_losses)]
+    for name, ref in ref_grads.items():
+        errors.append((grads[name] - ref).abs().max().item() /
+                      (ref.abs().max().item() + 1e-3 * scale))
+    return max(errors)
+
+
+_references = {}
+
+
+def references(name):
+    """(model, batch, float64 run, CPU float32 run's distance from it)."""
+    if name not in _references:
+        model, batch = build(name)
+        exact = train_two_steps(model, batch, "cpu", torch.float64)
+        cpu = train_two_steps(model, batch, "cpu", torch.float32)
+        assert sorted(cpu[1]) == sorted(exact[1])
+        _references[name] = model, batch, exact, distance(cpu, exact)
+    return _references[name]
+
+
+@every_device
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_model_trains_as_accurately_as_on_cpu(device, name):
+    model, batch, exact, cpu_error = references(name)
+    torch_tessera.reset_fallback_stats()
+    losses, grads = train_two_steps(model, batch, device, torch.float32)
+    assert_no_fallback()
+    assert sorted(grads) == sorted(exact[1]), "other parameters got gradients"
+    error = distance((losses, grads), exact)
+    assert error <= FACTOR * cpu_error + FLOOR, (
+        f"{name} on {device}: error {error:.2e} against float64, torch CPU float32's "
+        f"{cpu_error:.2e}")
+
+
+def test_the_check_can_fail():
+    """A gradient off by 1% is caught: the bound is not loose."""
+    model, batch, exact, cpu_error = references("gpt2")
+    losses, grads = train_two_steps(model, batch, "cpu", torch.float32)
+    name = next(iter(grads))
+    grads[name] = grads[name] * 1.01
+    assert distance((losses, grads), exact) > FACTOR * cpu_error + FLOOR
