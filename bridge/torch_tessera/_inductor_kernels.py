@@ -311,8 +311,8 @@ def rewrite_parallel_regions(source: str) -> str:
     return _define_after_prefix(source, _PARALLEL_FOR_DEFINITION) if rewritten else source
 
 
-class _BoolMasks:
-    """A vector kernel's bool loads through LOAD_BOOL_MASK and its
+class TesseraVecKernel(CppVecKernel):
+    """Inductor's vector kernel with bool loads through LOAD_BOOL_MASK and
     contiguous bool stores through STORE_BOOL_MASK."""
 
     def _get_vec_load_line(self, var, index, dtype, load_mask=None):
@@ -333,12 +333,12 @@ class _BoolMasks:
         return super()._get_store_line(value, var, index, dtype, accu_store)
 
 
-class TesseraVecKernel(_BoolMasks, CppVecKernel):
-    pass
-
-
-class TesseraTile2DKernel(_BoolMasks, CppTile2DKernel):
-    pass
+class TesseraTile2DKernel(CppTile2DKernel, TesseraVecKernel):
+    """The 2-D tiled kernel (transposed loads and stores) on TesseraVecKernel.
+    It must be a TesseraVecKernel: Inductor asserts that a tiled loop's
+    main kernel is an instance of the proxy's vec_kernel_cls when it
+    gathers reduction buffers (a layer norm's or softmax's sums over a
+    transposed input, as in ViT, Swin, ConvNeXt and Whisper)."""
 
 
 class TesseraKernelProxy(CppKernelProxy):

@@ -153,6 +153,33 @@ def test_gpt2_training_step(device):
     check_training(tiny_gpt2, batches, language_model_step, device)
 
 
+@every_device
+@pytest.mark.parametrize("shape", [(2, 32, 4, 4), (2, 16, 3, 5)], ids=str)
+def test_layer_norm_over_a_transposed_view(device, shape):
+    """ViT's, Swin's, ConvNeXt's and Whisper's pattern: a layer norm over
+    the channels of a [B, C, H, W] map viewed as [B, HW, C]. Its backward
+    reduces over a transposed input in a 2-D tiled kernel, which tessera's
+    kernel classes once broke (an Inductor assertion)."""
+
+    def norm(x, w, b):
+        return F.layer_norm(x.flatten(2).transpose(1, 2), (x.shape[1],), w, b)
+
+    gen = torch.Generator().manual_seed(5)
+    x, w, b = (torch.randn(s, generator=gen) for s in (shape, shape[1:2], shape[1:2]))
+    grad = torch.randn(shape[0], shape[2] * shape[3], shape[1], generator=gen)
+    inputs = [t.to(device).requires_grad_() for t in (x, w, b)]
+    torch._dynamo.reset()
+    out = torch.compile(norm)(*inputs)
+    out.backward(grad.to(device))
+    reference = [t.clone().requires_grad_() for t in (x, w, b)]
+    want = norm(*reference)
+    want.backward(grad)
+    assert_kernels_ran(device)
+    torch.testing.assert_close(out.detach().cpu(), want.detach(), rtol=RTOL, atol=ATOL)
+    for got, ref in zip(inputs, reference):
+        torch.testing.assert_close(got.grad.cpu(), ref.grad, rtol=RTOL, atol=ATOL)
+
+
 # -- What Inductor generates, and how it runs.
 def fused_chain(x, y):
     return ((x * y + 1).sin() * x.cos()).relu() - y
