@@ -2,7 +2,15 @@
 // block_pool.h for the blocks, segments and pools it keeps).
 //
 // One mutex guards each allocator: every operation is a few set and hash
-// operations, so finer locking would cost more than it saves.
+// operations, so finer locking would cost more than it saves. Measured on
+// the 2-core AMD EPYC (2026-11-27): an uncontended lock and unlock take
+// 6 ns, an allocate+free pair served from `recent` 26 ns (so 12 ns of it
+// is the mutex), and a 1-element add through the PyTorch bridge 1.15 us,
+// whose allocate and free then spend 1% in the mutex. A lock-free fast
+// path would need per-thread caches drained by empty_cache, snapshot and
+// the OOM path, and statistics kept per thread or in atomics (each
+// atomic update costs what a lock does, and the six counters would
+// exceed it); that trade is not worth 1%.
 #include "runtime/alloc/caching_allocator.h"
 
 #include <array>
