@@ -175,6 +175,9 @@ std::vector<Sample> norm_samples(DType dtype, int grads) {
   add("transposed [7, 5] viewed as [5, 7] over [7] with bias", in({7, 5}).t(), {7}, false, true);
   add("strided slice [4, 18] step 2 over [9]", in({4, 18}).slice(1, 0, std::nullopt, 2), {9}, true, true);
   add("larger than L2 [1024, 1100] over [1100]", in({1024, 1100}), {1100}, true, true);
+  // Short rows, many of them: the weight and bias gradients are column
+  // sums over 3000 rows (the CPU adds them in float blocks, then double).
+  add("many short rows [3000, 24] over [24]", in({3000, 24}), {24}, true, true);
   return out;
 }
 

@@ -2,7 +2,9 @@
 // trailing dims of x, viewed as [M, N] rows. Forward: per row a mean pass,
 // a squared-deviation pass (two passes, no E[x^2] - E[x]^2 cancellation)
 // and an output pass, while the row sits in L1 / L2; rows split across
-// oneTBB tasks. f16 / bf16 compute in f32 through row buffers.
+// oneTBB tasks. Backward: per row one pass for the two row sums and the
+// weight and bias gradients' contributions, one for the input gradient.
+// f16 / bf16 compute in f32 through row buffers.
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -139,58 +141,54 @@ void layer_norm_kernel(const KernelContext&, bool rms, Tensor& out, Tensor& mean
   dst.finish();
 }
 
-// Sums of gw and of gw * xh over a row, lane-split (float: 8-lane vectors).
+// The backward's first pass over a row, with xh = (x - mu) rs and
+// gw = g w (w all ones when the norm has no weight): returns s1 = sum gw
+// and s2 = sum gw xh, and adds g xh and g to the weight and bias block
+// sums sw and sb. One read of x, g and w; float rows run in vector lanes.
 template <typename C>
-void row_sums(const C* __restrict gw, const C* __restrict xh, int64_t n, C& s1, C& s2) {
-  s1 = 0;
-  s2 = 0;
+void backward_row_sums(const C* __restrict x, const C* __restrict g, const C* __restrict w, C mu,
+                       C rs, int64_t n, C* __restrict sw, C* __restrict sb, C& s1, C& s2) {
   int64_t i = 0;
+  C t1 = 0, t2 = 0;
   if constexpr (std::is_same_v<C, float>) {
     vec::f32v p1 = {}, p2 = {};
     for (; i + vec::kVec <= n; i += vec::kVec) {
-      const vec::f32v a = vec::loadv(gw + i);
-      p1 += a;
-      p2 += a * vec::loadv(xh + i);
+      const vec::f32v gv = vec::loadv(g + i);
+      const vec::f32v xh = (vec::loadv(x + i) - mu) * rs;
+      const vec::f32v gw = gv * vec::loadv(w + i);
+      p1 += gw;
+      p2 += gw * xh;
+      vec::storev(sw + i, vec::loadv(sw + i) + gv * xh);
+      vec::storev(sb + i, vec::loadv(sb + i) + gv);
     }
-    s1 = vec::hsumv(p1);
-    s2 = vec::hsumv(p2);
+    t1 = vec::hsumv(p1);
+    t2 = vec::hsumv(p2);
   }
   for (; i < n; ++i) {
-    s1 += gw[i];
-    s2 += gw[i] * xh[i];
+    const C xh = (x[i] - mu) * rs, gw = g[i] * w[i];
+    t1 += gw;
+    t2 += gw * xh;
+    sw[i] += g[i] * xh;
+    sb[i] += g[i];
   }
+  s1 = t1;
+  s2 = t2;
 }
 
-// One row of the backward in C (float for f32, f16 and bf16 as the
-// forward; double for f64): xh = (x - mu) rs and gw = g w; the input
-// gradient rs (gw - mean(gw) - xh mean(gw xh)) (rms: without the mean(gw)
-// term); the row's g xh and g added to the weight and bias partial sums,
-// kept in double (a column sum runs over every row). Each loop is a plain
-// map or a lane-split sum, so it vectorizes.
+// The input gradient of one row: rs (gw - mean(gw) - xh mean(gw xh)), rms
+// without the mean(gw) term (a = 0). A plain map: it vectorizes.
 template <typename C>
-void backward_row(bool rms, const C* __restrict x, const C* __restrict g, const C* __restrict w,
-                  C mu, C rs, int64_t n, C* __restrict xh, C* __restrict gw, C* __restrict gi,
-                  double* __restrict pw, double* __restrict pb) {
-  for (int64_t i = 0; i < n; ++i) xh[i] = (x[i] - mu) * rs;
-  if (w) {
-    for (int64_t i = 0; i < n; ++i) gw[i] = g[i] * w[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) gw[i] = g[i];
-  }
-  C s1, s2;
-  row_sums(gw, xh, n, s1, s2);
-  if (pw) {
-    for (int64_t k = 0; k < n; ++k) pw[k] += static_cast<double>(g[k] * xh[k]);
-  }
-  if (pb) {
-    for (int64_t k = 0; k < n; ++k) pb[k] += static_cast<double>(g[k]);
-  }
-  if (gi) {
-    const C inv_n = C(1) / static_cast<C>(n);
-    const C a = rms ? C(0) : s1 * inv_n, b = s2 * inv_n;
-    for (int64_t k = 0; k < n; ++k) gi[k] = rs * (gw[k] - a - xh[k] * b);
-  }
+void backward_row_input(const C* __restrict x, const C* __restrict g, const C* __restrict w, C mu,
+                        C rs, C a, C b, int64_t n, C* __restrict gi) {
+  for (int64_t i = 0; i < n; ++i) gi[i] = rs * (g[i] * w[i] - a - (x[i] - mu) * rs * b);
 }
+
+// Rows whose weight and bias gradients add up in C (float for every dtype
+// but f64) before the block sums join the chunk's double sums: float
+// carries at most this many terms (relative error about 1e-6 at worst),
+// double the rest, so a column sum over many rows stays exact to double's
+// rounding of each block, and no element pays a conversion to double.
+inline constexpr int64_t kRowsPerBlockSum = 32;
 
 void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_input,
                                 Tensor& grad_weight, Tensor& grad_bias, const Tensor& grad_out,
@@ -204,7 +202,8 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
     using T = decltype(tag);
     if constexpr (is_float_v<T>) {
       using C = norm_compute_t<T>;
-      const std::vector<C> w = param_values<C>(weight);
+      std::vector<C> w = param_values<C>(weight);
+      if (w.empty()) w.assign(static_cast<size_t>(n), C(1));
       const std::vector<C> means = rms ? std::vector<C>(static_cast<size_t>(m), C(0))
                                        : load_stats<C>(mean, l);
       const std::vector<C> rstds = load_stats<C>(rstd, l);
@@ -218,17 +217,21 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
       // deterministic results whatever the thread count.
       const int64_t nchunks = std::clamp<int64_t>(m, 1, 16);
       const int64_t per = (m + nchunks - 1) / nchunks;
-      std::vector<double> pw(grad_weight.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
-      std::vector<double> pb(grad_bias.defined() ? static_cast<size_t>(nchunks * n) : 0, 0.0);
+      const auto un = static_cast<size_t>(n);
+      std::vector<double> pw(static_cast<size_t>(nchunks) * un, 0.0);
+      std::vector<double> pb(static_cast<size_t>(nchunks) * un, 0.0);
       const auto chunk = [&](int64_t c) {
-        const auto un = static_cast<size_t>(n);
-        std::vector<C> xh(un), gw(un), xb, gb, ib;
+        std::vector<C> sw(un, C(0)), sb(un, C(0)), xb, gb, ib;
         if constexpr (!std::is_same_v<T, C>) {  // 16-bit rows through C buffers
           xb.resize(un);
           gb.resize(un);
           ib.resize(un);
         }
-        for (int64_t r = c * per; r < std::min(m, (c + 1) * per); ++r) {
+        double* cw = &pw[static_cast<size_t>(c) * un];
+        double* cb = &pb[static_cast<size_t>(c) * un];
+        const int64_t first = c * per, last = std::min(m, (c + 1) * per);
+        const C inv_n = C(1) / static_cast<C>(std::max<int64_t>(n, 1));
+        for (int64_t r = first; r < last; ++r) {
           const C* xc;
           const C* gc;
           C* gi = nullptr;
@@ -245,12 +248,22 @@ void layer_norm_backward_kernel(const KernelContext&, bool rms, Tensor& grad_inp
             gc = gb.data();
             if (gis) gi = ib.data();
           }
-          backward_row<C>(rms, xc, gc, w.empty() ? nullptr : w.data(), means[r], rstds[r], n,
-                          xh.data(), gw.data(), gi, pw.empty() ? nullptr : &pw[c * n],
-                          pb.empty() ? nullptr : &pb[c * n]);
-          if constexpr (!std::is_same_v<T, C>) {
-            if (gis) {
+          C s1, s2;
+          backward_row_sums<C>(xc, gc, w.data(), means[r], rstds[r], n, sw.data(), sb.data(), s1,
+                               s2);
+          if (gi) {
+            backward_row_input<C>(xc, gc, w.data(), means[r], rstds[r], rms ? C(0) : s1 * inv_n,
+                                  s2 * inv_n, n, gi);
+            if constexpr (!std::is_same_v<T, C>) {
               for (int64_t i = 0; i < n; ++i) gis[r * n + i] = convert<T>(ib[i]);
+            }
+          }
+          if ((r - first + 1) % kRowsPerBlockSum == 0 || r + 1 == last) {
+            for (size_t i = 0; i < un; ++i) {
+              cw[i] += static_cast<double>(sw[i]);
+              cb[i] += static_cast<double>(sb[i]);
+              sw[i] = C(0);
+              sb[i] = C(0);
             }
           }
         }
