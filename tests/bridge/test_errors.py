@@ -155,20 +155,20 @@ def test_index_and_shape_errors_come_through(tessera):
 def test_fallback_switch_makes_missing_kernels_not_implemented(tessera):
     x = torch.rand(4).add(1.5).to(tessera)
     torch_tessera.reset_fallback_stats()
-    torch.histc(x, bins=4)
-    if "aten::histc" not in torch_tessera.fallback_stats():
-        pytest.skip("histc has a native tessera kernel now; pick another op")
+    torch.logcumsumexp(x, 0)
+    assert "aten::_logcumsumexp" in torch_tessera.fallback_stats(), (
+        "logcumsumexp has a native tessera kernel now: pick another op for this test")
     assert torch_tessera.fallback_enabled()
     try:
         torch_tessera.set_fallback_enabled(False)
         assert not torch_tessera.fallback_enabled()
         with pytest.raises(NotImplementedError,
-                           match="tessera has no kernel for aten::histc and the CPU "
+                           match="tessera has no kernel for aten::_logcumsumexp and the CPU "
                                  "fallback is off"):
-            torch.histc(x, bins=4)
+            torch.logcumsumexp(x, 0)
     finally:
         torch_tessera.set_fallback_enabled(True)
-    torch.histc(x, bins=4)
+    torch.logcumsumexp(x, 0)
 
 
 def test_errors_do_not_crash_a_fresh_process():

@@ -220,9 +220,9 @@ def test_no_grad_cnn_inference_matches_cpu(tessera):
                                    rtol=RTOL, atol=ATOL)
 
 
-# An op the runtime has no kernel for (it has no inverse error function),
-# so tessera can only run it through the CPU fallback.
-FALLBACK_ONLY_OP = "aten::histc"
+# An op tessera has no kernel for (a log-space cumulative sum), so it runs
+# only through the CPU fallback.
+FALLBACK_ONLY_OP = "aten::_logcumsumexp"
 
 
 def test_fallback_switch_turns_missing_kernel_into_not_implemented(tessera):
@@ -232,16 +232,16 @@ def test_fallback_switch_turns_missing_kernel_into_not_implemented(tessera):
 
     torch_tessera.reset_fallback_stats()
     assert torch_tessera.fallback_enabled()
-    torch.testing.assert_close(torch.histc(x, bins=4).cpu(), torch.histc(x.cpu(), bins=4))
+    torch.testing.assert_close(torch.logcumsumexp(x, 0).cpu(), torch.logcumsumexp(x.cpu(), 0))
     assert torch_tessera.fallback_stats().get(FALLBACK_ONLY_OP) == 1
 
     torch_tessera.set_fallback_enabled(False)
     try:
         assert not torch_tessera.fallback_enabled()
-        with pytest.raises(NotImplementedError, match="histc"):
-            torch.histc(x, bins=4)
+        with pytest.raises(NotImplementedError, match="logcumsumexp"):
+            torch.logcumsumexp(x, 0)
     finally:
         torch_tessera.set_fallback_enabled(True)
     # The refused call was not counted, and the switch turns back on.
     assert torch_tessera.fallback_stats().get(FALLBACK_ONLY_OP) == 1
-    torch.testing.assert_close(torch.histc(x, bins=4).cpu(), torch.histc(x.cpu(), bins=4))
+    torch.testing.assert_close(torch.logcumsumexp(x, 0).cpu(), torch.logcumsumexp(x.cpu(), 0))
