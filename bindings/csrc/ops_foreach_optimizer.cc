@@ -416,6 +416,7 @@ void register_foreach(py::module_& m) {
 void register_foreach_optimizer_ops(py::module_& m) {
   register_foreach(m);
   register_fused_optimizer_ops(m);
+  register_grad_scaler_ops(m);
 }
 
 }  // namespace tessera_py

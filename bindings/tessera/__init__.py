@@ -25,10 +25,11 @@ from . import _tessera
 from ._tessera import *  # noqa: F401,F403
 from ._tessera import Tensor, device, dtype  # noqa: F401
 
-# PyTorch's underscore-named multi-tensor and fused optimizer ops
-# (tessera._foreach_add_, tessera._fused_adam_, ...), which `import *` skips.
+# PyTorch's underscore-named multi-tensor, fused optimizer and gradient
+# scaler ops (tessera._foreach_add_, tessera._fused_adam_,
+# tessera._amp_update_scale_, ...), which `import *` skips.
 globals().update({name: value for name, value in vars(_tessera).items()
-                  if name.startswith(("_foreach_", "_fused_"))})
+                  if name.startswith(("_foreach_", "_fused_", "_amp_"))})
 
 if typing.TYPE_CHECKING:
     import numpy.typing

@@ -11,6 +11,7 @@
 #include "runtime/random/generator.h"
 
 // The rest of the op set, one header per family.
+#include "runtime/ops/amp_ops.h"
 #include "runtime/ops/foreach_ops.h"
 #include "runtime/ops/indexing_ops.h"
 #include "runtime/ops/nn_ops.h"

@@ -355,3 +355,38 @@ def test_fused_adagrad(device):
         p = params_a[i] - clr * g / (np.sqrt(total) + eps)
         np.testing.assert_allclose(npy(sums[i]), total, rtol=1e-5)
         np.testing.assert_allclose(npy(params[i]), p, rtol=1e-5, atol=1e-7)
+
+
+# -- Gradient scaling (mixed-precision training's GradScaler steps).
+@pytest.mark.parametrize("poison", [None, math.inf, math.nan], ids=str)
+def test_amp_unscale_and_check_against_numpy(device, poison):
+    grads = arrays(seed=11, low=-1e4, high=1e4)
+    if poison is not None:
+        grads[1].reshape(-1)[2] = poison
+    inv_scale = np.float32(1.0 / 3.0)
+    ts = [dev(g, device) for g in grads]
+    found = tessera.zeros([1], device=device)
+    tessera._amp_foreach_non_finite_check_and_unscale_(
+        ts, found, tessera.full([], float(inv_scale), device=device))
+    assert found.item() == (0.0 if poison is None else 1.0)
+    for t, g in zip(ts, grads):
+        np.testing.assert_array_equal(npy(t), g * inv_scale)
+
+
+def test_amp_update_scale_against_a_python_model(device):
+    scale = tessera.full([], 1024.0, device=device)
+    tracker = tessera.zeros([1], dtype=tessera.int32, device=device)
+    want_scale, want_tracker = 1024.0, 0
+    for bad in [0, 0, 1, 0, 0, 0, 1, 0]:
+        tessera._amp_update_scale_(scale, tracker, tessera.full([1], float(bad), device=device),
+                                   2.0, 0.5, 2)
+        if bad:
+            want_scale, want_tracker = want_scale * 0.5, 0
+        elif want_tracker + 1 == 2:
+            want_scale, want_tracker = want_scale * 2.0, 0
+        else:
+            want_tracker += 1
+        assert (scale.item(), tracker.item()) == (want_scale, want_tracker)
+    with pytest.raises(TypeError, match="growth_tracker must be int32"):
+        tessera._amp_update_scale_(scale, tessera.zeros([1], dtype=tessera.int64, device=device),
+                                   tessera.zeros([1], device=device), 2.0, 0.5, 2)
