@@ -99,13 +99,12 @@ void dnnl_backward_data_images(Tensor gx, const Tensor& gy, const Tensor& w,
   memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
   memory user_w(dims.plain_weights(), eng, w.data_ptr());
   memory user_gx(dims.plain_src(), eng, gx.data_ptr());
-  memory diff_src =
-      pd.diff_src_desc() == user_gx.get_desc() ? user_gx : buffers.make(pd.diff_src_desc());
+  memory diff_src = nn::output_in_layout(user_gx, pd.diff_src_desc(), buffers);
   dnnl::convolution_backward_data(pd).execute(
       strm, {{DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
              {DNNL_ARG_WEIGHTS, nn::to_layout(user_w, pd.weights_desc(), strm, buffers)},
              {DNNL_ARG_DIFF_SRC, diff_src}});
-  if (diff_src != user_gx) dnnl::reorder(diff_src, user_gx).execute(strm, diff_src, user_gx);
+  nn::from_layout(diff_src, user_gx, strm);
   strm.wait();
 }
 
@@ -121,16 +120,14 @@ void dnnl_backward_weights_images(Tensor gw, Tensor gb, const Tensor& x, const T
   memory user_x(dims.plain_src(), eng, x.data_ptr());
   memory user_gy(dims.plain_dst(), eng, gy.data_ptr());
   memory user_gw(dims.plain_weights(), eng, gw.data_ptr());
-  memory diff_w = pd.diff_weights_desc() == user_gw.get_desc()
-                      ? user_gw
-                      : buffers.make(pd.diff_weights_desc());
+  memory diff_w = nn::output_in_layout(user_gw, pd.diff_weights_desc(), buffers);
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, nn::to_layout(user_x, pd.src_desc(), strm, buffers)},
       {DNNL_ARG_DIFF_DST, nn::to_layout(user_gy, pd.diff_dst_desc(), strm, buffers)},
       {DNNL_ARG_DIFF_WEIGHTS, diff_w}};
   if (gb.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, memory(dims.plain_bias(), eng, gb.data_ptr()));
   dnnl::convolution_backward_weights(pd).execute(strm, args);
-  if (diff_w != user_gw) dnnl::reorder(diff_w, user_gw).execute(strm, diff_w, user_gw);
+  nn::from_layout(diff_w, user_gw, strm);
   strm.wait();
 }
 

@@ -92,4 +92,12 @@ memory to_layout(const memory& user, const memory::desc& want, dnnl::stream& str
   return out;
 }
 
+memory output_in_layout(const memory& user, const memory::desc& want, DnnlBuffers& buffers) {
+  return user.get_desc() == want ? user : buffers.make(want);
+}
+
+void from_layout(memory& written, memory& user, dnnl::stream& strm) {
+  if (written != user) dnnl::reorder(written, user).execute(strm, written, user);
+}
+
 }  // namespace tessera::cpu::nn

@@ -64,6 +64,13 @@ class DnnlBuffers {
 dnnl::memory to_layout(const dnnl::memory& user, const dnnl::memory::desc& want,
                        dnnl::stream& strm, DnnlBuffers& buffers);
 
+// The output side of to_layout: memory in layout `want` for a primitive to
+// write, `user` itself when its layout is already that one, else a buffer
+// from `buffers` that from_layout then reorders into user.
+dnnl::memory output_in_layout(const dnnl::memory& user, const dnnl::memory::desc& want,
+                              DnnlBuffers& buffers);
+void from_layout(dnnl::memory& written, dnnl::memory& user, dnnl::stream& strm);
+
 // A convolution's batch as slices of whole images, each run as one oneDNN
 // call on a oneTBB thread with an OpenMP team of one. Debian's oneDNN
 // runs on OpenMP, whose threads spin for milliseconds after a primitive:

@@ -66,16 +66,15 @@ void dnnl_conv2d_images(Tensor y, const Tensor& x, const Tensor& w, const Tensor
   memory user_src(dims.plain_src(), eng, x.data_ptr());
   memory user_wei(dims.plain_weights(), eng, w.data_ptr());
   memory user_dst(dims.plain_dst(), eng, y.data_ptr());
-  const bool reorder_dst = pd.dst_desc() != user_dst.get_desc();
   nn::DnnlBuffers buffers;
-  memory dst = reorder_dst ? buffers.make(pd.dst_desc()) : user_dst;
+  memory dst = nn::output_in_layout(user_dst, pd.dst_desc(), buffers);
   std::unordered_map<int, memory> args{
       {DNNL_ARG_SRC, nn::to_layout(user_src, pd.src_desc(), strm, buffers)},
       {DNNL_ARG_WEIGHTS, nn::to_layout(user_wei, pd.weights_desc(), strm, buffers)},
       {DNNL_ARG_DST, dst}};
   if (b.defined()) args.emplace(DNNL_ARG_BIAS, memory(dims.plain_bias(), eng, b.data_ptr()));
   dnnl::convolution_forward(pd).execute(strm, args);
-  if (reorder_dst) dnnl::reorder(dst, user_dst).execute(strm, dst, user_dst);
+  nn::from_layout(dst, user_dst, strm);
   strm.wait();
 }
 
