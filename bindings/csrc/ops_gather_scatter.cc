@@ -1,7 +1,8 @@
 // Gathers and scatters (runtime/ops/indexing_ops.h) as tessera.<name> and
 // Tensor methods with PyTorch's names and keywords: index_select, gather,
-// scatter, scatter_add, index_put, masked_fill, masked_select,
-// masked_scatter, nonzero, argwhere, where(condition), take, and
+// scatter, scatter_add, scatter_reduce, index_reduce, index_put,
+// masked_fill, masked_select, masked_scatter, nonzero, argwhere,
+// where(condition), take, and
 // index_add, index_copy, index_fill (composed here from index_put_ on the
 // indexed dim moved to the front). In-place forms end in `_` and return
 // self.
@@ -18,6 +19,7 @@
 #include "runtime/core/error.h"
 #include "runtime/ops/indexing_checks.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/out_check.h"
 
 namespace tessera_py {
 
@@ -160,33 +162,52 @@ void register_gathers(py::module_& m, TensorClass& cls) {
 void register_scatters(py::module_& m, TensorClass& cls) {
   const char* scatter_doc = "A copy of input with input[index[i][j]][j] = src[i][j] for dim 0 "
                             "(and so on), or = value.";
-  m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
-                      Tensor* out) {
+  // reduce= ("add" or "multiply") folds instead of replacing.
+  auto scatter_any = [](const Tensor& t, int64_t dim, const Tensor& index, const auto& src,
+                        const std::optional<std::string>& reduce) {
+    return reduce ? tessera::scatter(t, dim, index, src, *reduce)
+                  : tessera::scatter(t, dim, index, src);
+  };
+  auto scatter_any_ = [](Tensor& t, int64_t dim, const Tensor& index, const auto& src,
+                         const std::optional<std::string>& reduce) -> Tensor& {
+    return reduce ? tessera::scatter_(t, dim, index, src, *reduce)
+                  : tessera::scatter_(t, dim, index, src);
+  };
+  m.def("scatter", [scatter_any](const Tensor& t, int64_t dim, const Tensor& index,
+                                 const Tensor& src, const std::optional<std::string>& reduce,
+                                 Tensor* out) {
     return tensor_or_out(out, [&] {
-      return out ? tessera::scatter_out(*out, t, dim, index, src)
-                 : tessera::scatter(t, dim, index, src);
+      Tensor r = scatter_any(t, dim, index, src, reduce);
+      return out ? tessera::write_out("scatter", *out, r) : r;
     });
-  }, "input"_a, "dim"_a, "index"_a, "src"_a, py::kw_only(), "out"_a = py::none(), scatter_doc);
-  m.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value,
-                      Tensor* out) {
+  }, "input"_a, "dim"_a, "index"_a, "src"_a, py::kw_only(), "reduce"_a = py::none(),
+     "out"_a = py::none(), scatter_doc);
+  m.def("scatter", [scatter_any](const Tensor& t, int64_t dim, const Tensor& index, Scalar value,
+                                 const std::optional<std::string>& reduce, Tensor* out) {
     return tensor_or_out(out, [&] {
-      return out ? tessera::scatter_out(*out, t, dim, index, value)
-                 : tessera::scatter(t, dim, index, value);
+      Tensor r = scatter_any(t, dim, index, value, reduce);
+      return out ? tessera::write_out("scatter", *out, r) : r;
     });
-  }, "input"_a, "dim"_a, "index"_a, "value"_a, py::kw_only(), "out"_a = py::none());
-  cls.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
-    return tessera::scatter(t, dim, index, src);
-  }, "dim"_a, "index"_a, "src"_a, ReleaseGil(), scatter_doc);
-  cls.def("scatter", [](const Tensor& t, int64_t dim, const Tensor& index, Scalar value) {
-    return tessera::scatter(t, dim, index, value);
-  }, "dim"_a, "index"_a, "value"_a, ReleaseGil());
-  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index,
-                         const Tensor& src) -> Tensor& {
-    return tessera::scatter_(t, dim, index, src);
-  }, "dim"_a, "index"_a, "src"_a, ReleaseGil());
-  cls.def("scatter_", [](Tensor& t, int64_t dim, const Tensor& index, Scalar value) -> Tensor& {
-    return tessera::scatter_(t, dim, index, value);
-  }, "dim"_a, "index"_a, "value"_a, ReleaseGil());
+  }, "input"_a, "dim"_a, "index"_a, "value"_a, py::kw_only(), "reduce"_a = py::none(),
+     "out"_a = py::none());
+  cls.def("scatter", [scatter_any](const Tensor& t, int64_t dim, const Tensor& index,
+                                   const Tensor& src, const std::optional<std::string>& reduce) {
+    return scatter_any(t, dim, index, src, reduce);
+  }, "dim"_a, "index"_a, "src"_a, py::kw_only(), "reduce"_a = py::none(), ReleaseGil(),
+     scatter_doc);
+  cls.def("scatter", [scatter_any](const Tensor& t, int64_t dim, const Tensor& index,
+                                   Scalar value, const std::optional<std::string>& reduce) {
+    return scatter_any(t, dim, index, value, reduce);
+  }, "dim"_a, "index"_a, "value"_a, py::kw_only(), "reduce"_a = py::none(), ReleaseGil());
+  cls.def("scatter_", [scatter_any_](Tensor& t, int64_t dim, const Tensor& index,
+                                     const Tensor& src,
+                                     const std::optional<std::string>& reduce) -> Tensor& {
+    return scatter_any_(t, dim, index, src, reduce);
+  }, "dim"_a, "index"_a, "src"_a, py::kw_only(), "reduce"_a = py::none(), ReleaseGil());
+  cls.def("scatter_", [scatter_any_](Tensor& t, int64_t dim, const Tensor& index, Scalar value,
+                                     const std::optional<std::string>& reduce) -> Tensor& {
+    return scatter_any_(t, dim, index, value, reduce);
+  }, "dim"_a, "index"_a, "value"_a, py::kw_only(), "reduce"_a = py::none(), ReleaseGil());
 
   const char* scatter_add_doc = "A copy of input with src[i][j] added at input[index[i][j]][j] "
                                 "for dim 0 (and so on); repeated indices accumulate.";
@@ -205,6 +226,53 @@ void register_scatters(py::module_& m, TensorClass& cls) {
                              const Tensor& src) -> Tensor& {
     return tessera::scatter_add_(t, dim, index, src);
   }, "dim"_a, "index"_a, "src"_a, ReleaseGil());
+
+  const char* scatter_reduce_doc =
+      "A copy of input with src[i][j] folded into input[index[i][j]][j] for dim 0 (and so on) "
+      "by reduce: 'sum', 'prod', 'mean', 'amax' or 'amin', in row-major order of index. "
+      "include_self=False leaves input's own value out of every position index names.";
+  m.def("scatter_reduce", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                             const std::string& reduce, bool include_self, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::scatter_reduce_out(*out, t, dim, index, src, reduce, include_self)
+                 : tessera::scatter_reduce(t, dim, index, src, reduce, include_self);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "src"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
+     "out"_a = py::none(), scatter_reduce_doc);
+  cls.def("scatter_reduce", [](const Tensor& t, int64_t dim, const Tensor& index,
+                               const Tensor& src, const std::string& reduce, bool include_self) {
+    return tessera::scatter_reduce(t, dim, index, src, reduce, include_self);
+  }, "dim"_a, "index"_a, "src"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
+     ReleaseGil(), scatter_reduce_doc);
+  cls.def("scatter_reduce_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& src,
+                                const std::string& reduce, bool include_self) -> Tensor& {
+    return tessera::scatter_reduce_(t, dim, index, src, reduce, include_self);
+  }, "dim"_a, "index"_a, "src"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
+     ReleaseGil());
+
+  const char* index_reduce_doc =
+      "input with source's slices along dim folded into its slices index[i] (1-d) by reduce: "
+      "'prod', 'mean', 'amax' or 'amin'. include_self=False leaves input's own slices out "
+      "where index names them.";
+  m.def("index_reduce", [](const Tensor& t, int64_t dim, const Tensor& index,
+                           const Tensor& source, const std::string& reduce, bool include_self,
+                           Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::index_reduce_out(*out, t, dim, index, source, reduce, include_self)
+                 : tessera::index_reduce(t, dim, index, source, reduce, include_self);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, "reduce"_a, py::kw_only(),
+     "include_self"_a = true, "out"_a = py::none(), index_reduce_doc);
+  cls.def("index_reduce", [](const Tensor& t, int64_t dim, const Tensor& index,
+                             const Tensor& source, const std::string& reduce, bool include_self) {
+    return tessera::index_reduce(t, dim, index, source, reduce, include_self);
+  }, "dim"_a, "index"_a, "source"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
+     ReleaseGil(), index_reduce_doc);
+  cls.def("index_reduce_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                              const std::string& reduce, bool include_self) -> Tensor& {
+    return tessera::index_reduce_(t, dim, index, source, reduce, include_self);
+  }, "dim"_a, "index"_a, "source"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
+     ReleaseGil());
 
   // index_add, index_copy, index_fill: functional forms update a clone.
   const char* index_add_doc = "input with alpha * source's slices added along dim at index "

@@ -29,4 +29,24 @@ void check_same_device(const char* op, const Tensor& t, Device device, const cha
                 device.to_string(), ", got ", describe(t));
 }
 
+void check_int64_index(const char* op, const Tensor& index) {
+  TESSERA_CHECK(index.defined(), ValueError, op, ": undefined index tensor");
+  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError, op,
+                ": Expected dtype int64 for index, got ", describe(index));
+}
+
+void check_index_fits(const char* op, const Tensor& index, const Tensor& other, int64_t dim,
+                      const char* other_name) {
+  TESSERA_CHECK(index.dim() == other.dim(), ValueError, op,
+                ": Index tensor must have the same number of dimensions as ", other_name,
+                " tensor (index ", describe(index), ", ", other_name, " ", describe(other), ")");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    if (d == dim) continue;
+    TESSERA_CHECK(index.sizes()[d] <= other.sizes()[d], ValueError, op,
+                  ": Size does not match at dimension ", d, " expected index ",
+                  shape_to_string(index.sizes()), " to be no larger than ", other_name, " ",
+                  shape_to_string(other.sizes()), " apart from dimension ", dim);
+  }
+}
+
 }  // namespace tessera::indexing

@@ -22,4 +22,15 @@ std::pair<int64_t, int64_t> index_min_max(const Tensor& index);
 // DeviceError naming op unless t is on device.
 void check_same_device(const char* op, const Tensor& t, Device device, const char* what);
 
+// TypeError naming op unless index is a defined int64 tensor.
+void check_int64_index(const char* op, const Tensor& index);
+
+// A 0-d tensor behaves as a 1-element 1-D one in gather and scatter.
+inline Tensor as_at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+// The shape rules of gather and scatter: index has other's rank and is no
+// larger than other in every dim but dim (in every dim when dim < 0).
+void check_index_fits(const char* op, const Tensor& index, const Tensor& other, int64_t dim,
+                      const char* other_name);
+
 }  // namespace tessera::indexing

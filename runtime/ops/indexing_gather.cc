@@ -6,26 +6,20 @@
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/indexing_checks.h"
 #include "runtime/ops/kernel_signatures.h"
-#include "runtime/ops/memory_overlap.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/out_check.h"
+#include "runtime/ops/scatter_operands.h"
 #include "runtime/ops/type_promotion.h"
 
 namespace tessera {
 
 namespace {
 
+using indexing::as_at_least_1d;
 using indexing::check_index_bounds;
+using indexing::check_index_fits;
+using indexing::check_int64_index;
 using indexing::check_same_device;
-
-// A 0-d tensor behaves as a 1-element 1-D one in these ops.
-Tensor as_at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
-
-void check_int64_index(const char* op, const Tensor& index) {
-  TESSERA_CHECK(index.defined(), ValueError, op, ": undefined index tensor");
-  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError, op,
-                ": Expected dtype int64 for index, got ", describe(index));
-}
 
 Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* op = "index_select";
@@ -57,43 +51,10 @@ Tensor index_select_impl(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
-// Shape rules of gather/scatter: same rank, and index no larger than
-// `other` in every dim but dim (in every dim when dim < 0).
-void check_index_fits(const char* op, const Tensor& index, const Tensor& other, int64_t dim,
-                      const char* other_name) {
-  TESSERA_CHECK(index.dim() == other.dim(), ValueError, op,
-                ": Index tensor must have the same number of dimensions as ", other_name,
-                " tensor (index ", describe(index), ", ", other_name, " ", describe(other), ")");
-  for (int64_t d = 0; d < index.dim(); ++d) {
-    if (d == dim) continue;
-    TESSERA_CHECK(index.sizes()[d] <= other.sizes()[d], ValueError, op,
-                  ": Size does not match at dimension ", d, " expected index ",
-                  shape_to_string(index.sizes()), " to be no larger than ", other_name, " ",
-                  shape_to_string(other.sizes()), " apart from dimension ", dim);
-  }
-}
-
 Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index,
                      const Tensor& src, kernels::ScatterReduce reduce) {
-  TESSERA_CHECK(self.defined() && src.defined(), ValueError, op, ": undefined tensor");
-  check_int64_index(op, index);
-  check_same_device(op, index, self.device(), "index");
-  check_same_device(op, src, self.device(), "src");
-  TESSERA_CHECK(self.dtype() == src.dtype(), TypeError, op,
-                ": Expected self.dtype to be equal to src.dtype (self ", describe(self), ", src ",
-                describe(src), ")");
-  Tensor s = as_at_least_1d(self);
-  const Tensor idx = as_at_least_1d(index);
-  const Tensor sr = as_at_least_1d(src);
-  const int64_t d = wrap_dim(dim, s.dim(), op);
-  if (idx.numel() == 0) return self;
-  check_index_fits(op, idx, s, d, "self");
-  check_index_fits(op, idx, sr, -1, "src");
-  check_index_bounds(op, idx, s.sizes()[d], d, /*allow_negative=*/false);
-  check_no_internal_overlap(op, self);
-  // Only the leading index-sized block of src takes part.
-  const Tensor src_block = sr.as_strided(idx.sizes(), sr.strides(), sr.storage_offset());
-  call_kernel<kernels::Scatter>(self.device(), s, d, idx, src_block, reduce);
+  const indexing::ScatterOperands o = indexing::scatter_operands(op, self, dim, index, src);
+  indexing::run_scatter(o, reduce, indexing::HalfRounding::kOnce);
   return self;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -81,6 +82,39 @@ Tensor& scatter_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& 
                     Scalar value);
 Tensor& scatter_add_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
                         const Tensor& src);
+// torch.scatter_reduce: src folded into self along dim at index by reduce,
+// "sum", "prod", "mean", "amax" or "amin", element by element in row-major
+// order of index, rounding to self's dtype after each step (NaN wins in
+// amax/amin). include_self = false leaves self's value out of every
+// position index names (those start from the fold's identity). "mean"
+// divides each position by the number of values folded into it, in self's
+// dtype, flooring for integers (bool has no mean).
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self = true);
+Tensor& scatter_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true);
+Tensor& scatter_reduce_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                           const Tensor& src, std::string_view reduce, bool include_self = true);
+// torch.scatter with reduce= "add" or "multiply" (scatter_reduce's "sum"
+// and "prod" with self included), of src or of a value.
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+               std::string_view reduce);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, Scalar value,
+               std::string_view reduce);
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                 std::string_view reduce);
+Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, Scalar value,
+                 std::string_view reduce);
+// torch.index_reduce: source's slices along dim folded into self's slices
+// index[i] (index: int64 or int32, 1-D, one entry per slice of source) by
+// reduce, "prod", "mean", "amax" or "amin", as scatter_reduce folds them.
+// source has self's rank and sizes but along dim (size-1 dims broadcast).
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self = true);
+Tensor& index_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      std::string_view reduce, bool include_self = true);
+Tensor& index_reduce_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                         const Tensor& source, std::string_view reduce, bool include_self = true);
 // self[indices] = values (indices: int64/int32 tensors for the leading dims,
 // broadcast together, or one bool mask); accumulate adds.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

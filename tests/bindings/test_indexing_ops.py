@@ -275,6 +275,86 @@ def test_scatter(device, dtype):
         tessera.scatter(x, 0, dev(index + 2, device), s)
 
 
+NUMPY_FOLDS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum,
+               "mean": np.add}
+
+
+def scatter_reduce_reference(base, index, src, reduce, include_self):
+    """Along dim 0 with NumPy's ufunc.at (folds in index order, as tessera)."""
+    out = base.copy()
+    cols = np.broadcast_to(np.arange(index.shape[1]), index.shape)
+    if not include_self:
+        if np.issubdtype(base.dtype, np.integer):
+            low, high = np.iinfo(base.dtype).min, np.iinfo(base.dtype).max
+        else:
+            low, high = -np.inf, np.inf
+        identity = {"sum": 0, "mean": 0, "prod": 1, "amax": low, "amin": high}[reduce]
+        out[index, cols] = identity
+    NUMPY_FOLDS[reduce].at(out, (index, cols), src[:index.shape[0], :index.shape[1]])
+    if reduce == "mean":
+        count = np.full(base.shape, 1.0 if include_self else 0.0)
+        np.add.at(count, (index, cols), 1.0)
+        out = (out / np.maximum(count, 1)).astype(base.dtype)
+    return out
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce(device, reduce):
+    base = np.arange(-6, 9, dtype=np.float32).reshape(3, 5) / 4
+    src = np.linspace(-2, 2, 20, dtype=np.float32).reshape(4, 5)
+    src[1, 2] = np.nan
+    index = np.array([[0, 1, 2, 0, 0], [2, 2, 0, 1, 2], [1, 1, 1, 1, 1]])
+    x, i, s = dev(base, device), dev(index, device), dev(src, device)
+    for include_self in (True, False):
+        expected = scatter_reduce_reference(base, index, src, reduce, include_self)
+        got = tessera.scatter_reduce(x, 0, i, s, reduce, include_self=include_self)
+        np.testing.assert_allclose(npy(got), expected, rtol=1e-6, equal_nan=True)
+        y = dev(base, device)
+        assert y.scatter_reduce_(0, i, s, reduce, include_self=include_self) is y
+        np.testing.assert_allclose(npy(y), expected, rtol=1e-6, equal_nan=True)
+        out = tessera.empty(3, 5, device=device)
+        assert tessera.scatter_reduce(x, 0, i, s, reduce, include_self=include_self,
+                                      out=out) is out
+        np.testing.assert_allclose(npy(out), expected, rtol=1e-6, equal_nan=True)
+    if reduce in ("sum", "prod"):
+        legacy = {"sum": "add", "prod": "multiply"}[reduce]
+        expected = scatter_reduce_reference(base, index, src, reduce, True)
+        np.testing.assert_allclose(npy(x.scatter(0, i, s, reduce=legacy)), expected, rtol=1e-6,
+                                   equal_nan=True)
+        twos = np.full(src.shape, 2, dtype=np.float32)
+        np.testing.assert_allclose(npy(tessera.scatter(x, 0, i, 2.0, reduce=legacy)),
+                                   scatter_reduce_reference(base, index, twos, reduce, True),
+                                   rtol=1e-6)
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce(device, reduce):
+    require(device, "int64")
+    base = np.arange(12, dtype=np.int64).reshape(3, 4) - 5
+    source = (np.arange(15, dtype=np.int64).reshape(3, 5) % 7) - 3
+    index = np.array([3, 0, 3, 3, 1])
+    x, i, s = dev(base, device), dev(index, device), dev(source, device)
+    for include_self in (True, False):
+        # along dim 1 = scatter_reduce along dim 0 of the transposes
+        expected = scatter_reduce_reference(base.T, np.broadcast_to(index[:, None], (5, 3)),
+                                            source.T, reduce, include_self).T
+        if reduce == "mean":  # integers: floor division, as PyTorch
+            total = scatter_reduce_reference(base.T, np.broadcast_to(index[:, None], (5, 3)),
+                                             source.T, "sum", include_self).T
+            count = np.full(base.shape, 1 if include_self else 0)
+            np.add.at(count.T, index, 1)
+            expected = total // np.maximum(count, 1)
+        check(tessera.index_reduce(x, 1, i, s, reduce, include_self=include_self),
+              expected.astype(np.int64))
+        y = dev(base, device)
+        assert y.index_reduce_(1, i, s, reduce, include_self=include_self) is y
+        check(y, expected.astype(np.int64))
+    with pytest.raises(ValueError, match="prod, mean, amax or amin"):
+        tessera.index_reduce(x, 1, i, s, "sum")
+    with pytest.raises(IndexError):
+        tessera.index_reduce(x, 1, dev(index + 1, device), s, reduce)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int32", "float16"])
 def test_index_add_copy_fill(device, dtype):
     require(device, dtype)

@@ -83,6 +83,10 @@ SUPPORTED_OPS = [
     ("tril", ""), ("triu", ""), ("cat", ""), ("stack", ""), ("split", ""), ("chunk", ""),
     ("flip", ""), ("roll", ""), ("repeat", ""), ("index_select", ""), ("gather", ""),
     ("scatter", ""), ("scatter_add", ""), ("index_put", ""), ("masked_fill", ""),
+    ("scatter_reduce", "sum"), ("scatter_reduce", "prod"), ("scatter_reduce", "mean"),
+    ("scatter_reduce", "amax"), ("scatter_reduce", "amin"),
+    ("index_reduce", "prod"), ("index_reduce", "mean"), ("index_reduce", "amax"),
+    ("index_reduce", "amin"),
     ("masked_select", ""), ("nonzero", ""), ("argsort", ""), ("sort", ""), ("topk", ""),
 ]
 

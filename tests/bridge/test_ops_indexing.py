@@ -1,5 +1,5 @@
 """Indexing kernels on tessera against CPU torch: index_select, gather,
-scatter, scatter_add, index_add, index_copy, index_fill, advanced indexing (x[i], x[i] = v, index_put_),
+scatter, scatter_add (scatter_reduce and index_reduce: test_scatter_reduce.py), index_add, index_copy, index_fill, advanced indexing (x[i], x[i] = v, index_put_),
 masked_fill_, masked_select, nonzero, sort, argsort, topk; composites built
 on them (embedding, one_hot); and the foreach optimizer paths.
 
@@ -253,17 +253,6 @@ def test_index_copy_fill_errors(tessera):
         t.index_fill_(0, on(torch.tensor([-4]), tessera), 1.0)
     with pytest.raises((TypeError, RuntimeError), match="same scalar type"):
         t.index_copy_(0, on(torch.tensor([1]), tessera), on(torch.ones(1, 2, dtype=torch.float64), tessera))
-
-
-@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
-def test_scatter_reduce_uses_the_fallback(tessera):
-    """No runtime op behind scatter's reduce= forms: they run on the CPU, counted."""
-    x = torch.ones(3, 4)
-    index = torch.tensor([[0, 1, 2, 0]])
-    src = torch.full((1, 4), 3.0)
-    got = on(x, tessera).scatter(0, on(index, tessera), on(src, tessera), reduce="multiply")
-    same(got, x.scatter(0, index, src, reduce="multiply"))
-    assert set(torch_tessera.fallback_stats()) == {"aten::scatter.reduce_out"}
 
 
 def test_index_select_backward_is_native(tessera):

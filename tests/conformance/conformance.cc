@@ -153,6 +153,15 @@ double round_to_dtype(double v, DType dtype) {
   }
 }
 
+Tensor unique_rows_index(int64_t rows, int64_t cols, int64_t size, int64_t step) {
+  Tensor t = empty({rows, cols}, TensorOptions(DType::kI64));
+  int64_t* p = t.data<int64_t>();
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) p[i * cols + j] = (j * step + i) % size;
+  }
+  return t;
+}
+
 Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo, double hi) {
   auto [min, max] = dtype_range(dtype);
   if (is_integral(dtype) || dtype == DType::kBool) {

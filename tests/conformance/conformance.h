@@ -79,6 +79,10 @@ struct ErrorCase {
 // [lo, hi] clamped to the dtype's range, bools half true.
 Tensor make_input(const Shape& sizes, DType dtype, uint64_t seed, double lo = -3.0,
                   double hi = 3.0);
+// An int64 host tensor of shape [rows, cols] with index (i, j) =
+// (j * step + i) % size: each row is free of duplicates when cols <= size
+// and step is coprime to size (scatter indices).
+Tensor unique_rows_index(int64_t rows, int64_t cols, int64_t size, int64_t step);
 // A copy of t on device (its own device too) with the same strides and
 // overlaps: a copy of its storage span, viewed as t is.
 Tensor copy_like(const Tensor& t, Device device);

@@ -89,16 +89,20 @@ TESSERA_CONFORMANCE_OP("gather") {
 namespace {
 // Reference scatter: inputs are self, index, src (src absent: scalar value).
 // add = scatter_add. Duplicates: the last in row-major order of index wins.
+// float16/bfloat16 sums accumulate in float and round once, as PyTorch's
+// CPU scatter_add.
 Expected scatter_reference(const Sample& s, bool add) {
   Nd self(s.inputs[0]), index(s.inputs[1]);
   const bool has_src = s.inputs.size() > 2;
   Nd src = has_src ? Nd(s.inputs[2]) : Nd(s.inputs[1]);
-  const DType dtype = s.inputs[0].dtype();
+  const DType result_dtype = s.inputs[0].dtype();
+  const DType dtype = result_dtype == DType::kF16 || result_dtype == DType::kBF16
+                          ? DType::kF32 : result_dtype;  // the sums'
   if (self.shape.empty()) {
-    if (index.v.empty()) return as_expected(self, dtype);
+    if (index.v.empty()) return as_expected(self, result_dtype);
     double v = has_src ? src.v[0] : s.scalars[0].to<double>();
     self.v[0] = add ? self.v[0] + v : v;
-    return as_expected(self, dtype);
+    return as_expected(self, result_dtype);
   }
   int64_t d = s.dims[0] < 0 ? s.dims[0] + static_cast<int64_t>(self.shape.size()) : s.dims[0];
   for_each_coord(index.shape, [&](const Shape& c) {
@@ -108,19 +112,7 @@ Expected scatter_reference(const Sample& s, bool add) {
     double& out = self.at(dst);
     out = add ? round_to_dtype(out + v, dtype) : v;
   });
-  return as_expected(self, dtype);
-}
-
-// An int64 host tensor of shape [rows, cols] with index (i, j) =
-// (j * step + i) % size: each row is free of duplicates when cols <= size
-// and step is coprime to size.
-Tensor unique_rows_index(int64_t rows, int64_t cols, int64_t size, int64_t step) {
-  Tensor t = empty({rows, cols}, TensorOptions(DType::kI64));
-  int64_t* p = t.data<int64_t>();
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) p[i * cols + j] = (j * step + i) % size;
-  }
-  return t;
+  return as_expected(self, result_dtype);
 }
 
 // Samples of scatter along dim 1 (or 0 for the transposed one). Without

@@ -1,11 +1,14 @@
 // Indexing ops along one dim or by mask: index_select, gather, scatter,
-// scatter_add, index_add, index_copy, index_fill_, masked_fill_,
-// masked_scatter, masked_select, nonzero; and sort, argsort (aten's composite over sort)
-// and topk. Advanced indexing (x[idx]) is in advanced_indexing.cc.
+// scatter_add, scatter_reduce, index_reduce, index_add, index_copy,
+// index_fill_, masked_fill_, masked_scatter, masked_select, nonzero; and
+// sort, argsort (aten's composite over sort) and topk. Advanced indexing
+// (x[idx]) is in advanced_indexing.cc.
 //
-// scatter's reduce= variants and scatter_reduce have no runtime op and go
-// to the CPU fallback.
+// scatter_reduce, index_reduce and scatter's reduce= forms are the
+// runtime's scatter reductions (runtime/ops/indexing_scatter_reduce.cc).
 #include <torch/library.h>
+
+#include <string_view>
 
 #include "bridge/csrc/ops/complex_routing.h"
 #include "bridge/csrc/ops/op_helpers.h"
@@ -151,6 +154,117 @@ at::Tensor& scatter_value_out(const at::Tensor& self, int64_t dim, const at::Ten
   return out;
 }
 
+// -- scatter_reduce, scatter with reduce=, index_reduce: the same shapes
+// of in-place, functional and out= forms as scatter.
+
+std::string_view as_std(c10::string_view s) { return std::string_view(s.data(), s.size()); }
+
+void scatter_reduce_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                         const at::Tensor& src, c10::string_view reduce, bool include_self) {
+  const char* op = "scatter_reduce";
+  tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = int64_index(index, op);
+  const tessera::Tensor s = to_runtime(src, op);
+  call_runtime([&] { tessera::scatter_reduce_(dst, dim, idx, s, as_std(reduce), include_self); });
+}
+
+at::Tensor& scatter_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                            const at::Tensor& src, c10::string_view reduce, bool include_self) {
+  const OpScope scope(self);
+  scatter_reduce_into(self, dim, index, src, reduce, include_self);
+  return self;
+}
+
+at::Tensor scatter_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                          const at::Tensor& src, c10::string_view reduce, bool include_self) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  scatter_reduce_into(out, dim, index, src, reduce, include_self);
+  return out;
+}
+
+at::Tensor& scatter_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                               const at::Tensor& src, c10::string_view reduce, bool include_self,
+                               at::Tensor& out) {
+  const OpScope scope(self);
+  scatter_reduce_into(prepare_scatter_out(self, out), dim, index, src, reduce, include_self);
+  return out;
+}
+
+// scatter(..., reduce="add" | "multiply"), of a src tensor or a value.
+void scatter_fold_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& src, c10::string_view reduce) {
+  tessera::Tensor dst = to_runtime(target, "scatter");
+  const tessera::Tensor idx = int64_index(index, "scatter");
+  const tessera::Tensor s = to_runtime(src, "scatter");
+  call_runtime([&] { tessera::scatter_(dst, dim, idx, s, as_std(reduce)); });
+}
+
+void scatter_fold_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                       const c10::Scalar& value, c10::string_view reduce) {
+  tessera::Tensor dst = to_runtime(target, "scatter");
+  const tessera::Tensor idx = int64_index(index, "scatter");
+  const tessera::Scalar v = to_runtime_scalar(value, "scatter");
+  call_runtime([&] { tessera::scatter_(dst, dim, idx, v, as_std(reduce)); });
+}
+
+template <typename Src>
+at::Tensor& scatter_fold_(at::Tensor& self, int64_t dim, const at::Tensor& index, const Src& src,
+                          c10::string_view reduce) {
+  const OpScope scope(self);
+  scatter_fold_into(self, dim, index, src, reduce);
+  return self;
+}
+
+template <typename Src>
+at::Tensor scatter_fold(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const Src& src, c10::string_view reduce) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  scatter_fold_into(out, dim, index, src, reduce);
+  return out;
+}
+
+template <typename Src>
+at::Tensor& scatter_fold_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                             const Src& src, c10::string_view reduce, at::Tensor& out) {
+  const OpScope scope(self);
+  scatter_fold_into(prepare_scatter_out(self, out), dim, index, src, reduce);
+  return out;
+}
+
+void index_reduce_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
+                       const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  const char* op = "index_reduce";
+  tessera::Tensor dst = to_runtime(target, op);
+  const tessera::Tensor idx = to_runtime(index, op);
+  const tessera::Tensor s = to_runtime(source, op);
+  call_runtime([&] { tessera::index_reduce_(dst, dim, idx, s, as_std(reduce), include_self); });
+}
+
+at::Tensor& index_reduce_(at::Tensor& self, int64_t dim, const at::Tensor& index,
+                          const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  const OpScope scope(self);
+  index_reduce_into(self, dim, index, source, reduce, include_self);
+  return self;
+}
+
+at::Tensor index_reduce(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Tensor& source, c10::string_view reduce, bool include_self) {
+  const OpScope scope(self);
+  at::Tensor out = self.clone(at::MemoryFormat::Contiguous);
+  index_reduce_into(out, dim, index, source, reduce, include_self);
+  return out;
+}
+
+at::Tensor& index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                             const at::Tensor& source, c10::string_view reduce,
+                             bool include_self, at::Tensor& out) {
+  const OpScope scope(self);
+  index_reduce_into(prepare_scatter_out(self, out), dim, index, source, reduce, include_self);
+  return out;
+}
+
 // -- index_add, index_copy, index_fill: writes along one dim at a vector of
 // indices. Each is an index_put_ (accumulating for index_add) on a view of
 // self with that dim moved to the front; index_add is also the backward of
@@ -220,12 +334,23 @@ void index_add_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
     AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/false);
     tessera::Tensor values = source_dim_first(op, plan, dst, src);
     if (plan.index.numel() == 0) return;
-    if (!(alpha.isIntegral(false) && alpha.toLong() == 1)) {
+    const bool unit_alpha = alpha.isIntegral(false) && alpha.toLong() == 1;
+    if (!unit_alpha) {
       // Integer tensors scale by the integer part of alpha, as aten does.
       const tessera::Scalar scale = tessera::is_integral(dst.dtype())
                                         ? tessera::Scalar(alpha.toLong())
                                         : to_runtime_scalar(alpha, op);
       values = tessera::mul(values, scale).to(dst.dtype());
+    }
+    const bool half = dst.dtype() == tessera::DType::kF16 || dst.dtype() == tessera::DType::kBF16;
+    if (half && unit_alpha && dst.dim() > 1) {
+      // aten's CPU kernel sums float16/bfloat16 in float and rounds once
+      // here (its scatter_add path); with alpha != 1 or a 1-D self it
+      // rounds every step, as index_put_ does.
+      tessera::Tensor wide = plan.target.to(tessera::DType::kF32);
+      tessera::index_put_(wide, {plan.index}, values.to(tessera::DType::kF32), /*accumulate=*/true);
+      plan.target.copy_(wide);
+      return;
     }
     tessera::index_put_(plan.target, {plan.index}, values, /*accumulate=*/true);
   });
@@ -428,6 +553,18 @@ TESSERA_ATEN_KERNELS(m) {
   m.impl("scatter_add", TORCH_FN(scatter_src<Scatter::kAdd>));
   m.impl("scatter_add_", TORCH_FN(scatter_src_<Scatter::kAdd>));
   m.impl("scatter_add.out", TORCH_FN(scatter_src_out<Scatter::kAdd>));
+  m.impl("scatter_reduce.two", TORCH_FN(scatter_reduce));
+  m.impl("scatter_reduce_.two", TORCH_FN(scatter_reduce_));
+  m.impl("scatter_reduce.two_out", TORCH_FN(scatter_reduce_out));
+  m.impl("scatter.reduce", TORCH_FN(scatter_fold<at::Tensor>));
+  m.impl("scatter_.reduce", TORCH_FN(scatter_fold_<at::Tensor>));
+  m.impl("scatter.reduce_out", TORCH_FN(scatter_fold_out<at::Tensor>));
+  m.impl("scatter.value_reduce", TORCH_FN(scatter_fold<c10::Scalar>));
+  m.impl("scatter_.value_reduce", TORCH_FN(scatter_fold_<c10::Scalar>));
+  m.impl("scatter.value_reduce_out", TORCH_FN(scatter_fold_out<c10::Scalar>));
+  m.impl("index_reduce", TORCH_FN(index_reduce));
+  m.impl("index_reduce_", TORCH_FN(index_reduce_));
+  m.impl("index_reduce.out", TORCH_FN(index_reduce_out));
   m.impl("index_add_", TORCH_FN(index_add_));
   m.impl("index_add", TORCH_FN(index_add));
   m.impl("index_add.out", TORCH_FN(index_add_out));

@@ -74,9 +74,36 @@ void gather_kernel(const KernelContext&, Tensor& out, const Tensor& self, int64_
   });
 }
 
-void scatter_kernel(const KernelContext&, Tensor& self, int64_t dim, const Tensor& index,
-                    const Tensor& src, kernels::ScatterReduce reduce) {
-  if (index.numel() == 0) return;
+// dst (op) v for one ScatterReduce kind, rounded to T: PyTorch's CPU
+// scatter reductions, element by element (max/min are std::max/std::min
+// with a NaN in v taking over, so NaN on either side wins).
+template <kernels::ScatterReduce kReduce, typename T>
+inline T scatter_fold(T dst, T v) {
+  using kernels::ScatterReduce;
+  using C = compute_t<T>;
+  if constexpr (kReduce == ScatterReduce::kNone) {
+    return v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    const bool either = kReduce == ScatterReduce::kAdd || kReduce == ScatterReduce::kMax;
+    return either ? (dst || v) : (dst && v);
+  } else if constexpr (kReduce == ScatterReduce::kAdd) {
+    if constexpr (is_int_v<T>) return wrap_add(dst, v);
+    else return convert<T>(static_cast<C>(dst) + static_cast<C>(v));
+  } else if constexpr (kReduce == ScatterReduce::kMul) {
+    if constexpr (is_int_v<T>) return wrap_mul(dst, v);
+    else return convert<T>(static_cast<C>(dst) * static_cast<C>(v));
+  } else {
+    const C a = static_cast<C>(dst), b = static_cast<C>(v);
+    if constexpr (!is_int_v<T>) {
+      if (b != b) return v;  // NaN
+    }
+    const bool take_v = kReduce == ScatterReduce::kMax ? a < b : b < a;
+    return take_v ? v : dst;
+  }
+}
+
+template <kernels::ScatterReduce kReduce>
+void scatter_with(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const Tensor base = restrided_base(self, index.sizes(), dim);
   const int64_t size = self.size(dim);
   const int64_t dim_stride = self.stride(dim);
@@ -84,7 +111,6 @@ void scatter_kernel(const KernelContext&, Tensor& self, int64_t dim, const Tenso
   StridedIter<3> it({&index, &src, &base}, "scatter", /*reorder=*/false);
   dispatch_dtype(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    using C = compute_t<T>;
     it.run({static_cast<char*>(index.data_ptr()), static_cast<char*>(src.data_ptr()),
             static_cast<char*>(base.data_ptr())},
            [&](char* const* p, const int64_t* s, int64_t n) {
@@ -92,22 +118,24 @@ void scatter_kernel(const KernelContext&, Tensor& self, int64_t dim, const Tenso
                int64_t k = at<int64_t>(p[0], s[0], i);
                if (k < 0) k += size;
                T* dst = reinterpret_cast<T*>(p[2] + i * s[2]) + k * dim_stride;
-               const T v = at<T>(p[1], s[1], i);
-               if (reduce == kernels::ScatterReduce::kAdd) {
-                 if constexpr (std::is_same_v<T, bool>) {
-                   *dst = *dst || v;
-                 } else if constexpr (is_int_v<T>) {
-                   *dst = wrap_add(*dst, v);
-                 } else {
-                   *dst = convert<T>(static_cast<C>(*dst) + static_cast<C>(v));
-                 }
-               } else {
-                 *dst = v;
-               }
+               *dst = scatter_fold<kReduce, T>(*dst, at<T>(p[1], s[1], i));
              }
            },
            kSerial);
   });
+}
+
+void scatter_kernel(const KernelContext&, Tensor& self, int64_t dim, const Tensor& index,
+                    const Tensor& src, kernels::ScatterReduce reduce) {
+  using kernels::ScatterReduce;
+  if (index.numel() == 0) return;
+  switch (reduce) {
+    case ScatterReduce::kNone: return scatter_with<ScatterReduce::kNone>(self, dim, index, src);
+    case ScatterReduce::kAdd: return scatter_with<ScatterReduce::kAdd>(self, dim, index, src);
+    case ScatterReduce::kMul: return scatter_with<ScatterReduce::kMul>(self, dim, index, src);
+    case ScatterReduce::kMax: return scatter_with<ScatterReduce::kMax>(self, dim, index, src);
+    case ScatterReduce::kMin: return scatter_with<ScatterReduce::kMin>(self, dim, index, src);
+  }
 }
 
 void index_put_kernel(const KernelContext&, Tensor& self, const Tensor& indices,

@@ -29,6 +29,7 @@
 #include "devices/cuda/kernels/strided_layout.h"
 #include "runtime/core/tensor.h"
 #include "runtime/ops/kernel_context.h"
+#include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
 
 namespace tessera::cuda {
@@ -165,6 +166,35 @@ __device__ __forceinline__ T add_as_cpu(T a, T b) {
   } else {
     using C = compute_t<T>;
     return convert<T>(convert<C>(a) + convert<C>(b));
+  }
+}
+
+// a (op) b for a ScatterReduce other than kNone, as the CPU device's
+// scatter folds one element: kAdd is add_as_cpu; kMul multiplies (bool:
+// and; integers wrap); kMax/kMin keep the larger/smaller, a NaN on either
+// side winning (bool: or/and).
+template <kernels::ScatterReduce kReduce, typename T>
+__device__ __forceinline__ T fold_as_cpu(T a, T b) {
+  using kernels::ScatterReduce;
+  if constexpr (kReduce == ScatterReduce::kAdd) {
+    return add_as_cpu(a, b);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return kReduce == ScatterReduce::kMax ? (a || b) : (a && b);
+  } else if constexpr (kReduce == ScatterReduce::kMul) {
+    if constexpr (is_int_v<T>) {
+      return wrap_mul(a, b);
+    } else {
+      using C = compute_t<T>;
+      return convert<T>(convert<C>(a) * convert<C>(b));
+    }
+  } else {
+    using C = compute_t<T>;
+    const C x = convert<C>(a), y = convert<C>(b);
+    if constexpr (!is_int_v<T>) {
+      if (y != y) return b;  // NaN
+    }
+    const bool take_b = kReduce == ScatterReduce::kMax ? x < y : y < x;
+    return take_b ? b : a;
   }
 }
 

@@ -1,15 +1,15 @@
-// Scatter (scatter, scatter_add) and IndexPut (index_put with and without
-// accumulate) on the GPU, deterministic and equal to the CPU device's
-// results: duplicates resolve as the CPU's row-major loop does, without
-// atomics (index_common.cuh, sort_by_destination).
+// Scatter (scatter, scatter_add, the scatter reductions) and IndexPut
+// (index_put with and without accumulate) on the GPU, deterministic and
+// equal to the CPU device's results: duplicates resolve as the CPU's
+// row-major loop does, without atomics (index_common.cuh, sort_by_destination).
 //
 // Scatter: one key per index element, the element offset in self it
 // writes, paired with the offset of its src element; a stable radix sort
 // groups equal destinations in row-major order of index. Then one thread
 // per sorted entry: without reduce, the last entry of each run writes its
-// value (the CPU's last write wins); with kAdd, the first entry of each run
-// adds the run's values in order onto self's old value, rounding as the
-// CPU does after every addition.
+// value (the CPU's last write wins); with kAdd, kMul, kMax or kMin, the
+// first entry of each run folds the run's values in order into self's old
+// value, rounding as the CPU does after every step.
 //
 // IndexPut: duplicates can only come from two index tuples naming the same
 // row of self's first k dims, so the sort is over the B tuples (key: the
@@ -44,17 +44,17 @@ __global__ void scatter_keys(StridedLayout<3, I> l, const int64_t* index, int64_
   }
 }
 
-template <typename T, bool kAdd>
+template <typename T, ScatterReduce kReduce>
 __global__ void scatter_runs(T* self, const T* src, const uint64_t* keys, const int64_t* values,
                              int64_t n) {
   for (int64_t p = grid_index(); p < n; p += grid_step()) {
     const uint64_t key = keys[p];
-    if constexpr (kAdd) {
+    if constexpr (kReduce != ScatterReduce::kNone) {
       if (!first_of_run(keys, p)) continue;
       T acc = self[key];
       const int64_t end = run_end(keys, p, n);
 #pragma unroll 4
-      for (int64_t q = p; q < end; ++q) acc = add_as_cpu(acc, src[values[q]]);
+      for (int64_t q = p; q < end; ++q) acc = fold_as_cpu<kReduce>(acc, src[values[q]]);
       self[key] = acc;
     } else {
       if (last_of_run(keys, p, n)) self[key] = src[values[p]];
@@ -74,7 +74,9 @@ LayoutPlan<3> scatter_plan(const Tensor& self, const Tensor& index, const Tensor
 
 void scatter_kernel(const KernelContext& ctx, Tensor& self, int64_t dim, const Tensor& index,
                     const Tensor& src, ScatterReduce reduce) {
-  const char* name = reduce == ScatterReduce::kAdd ? "scatter_add" : "scatter";
+  const char* name = reduce == ScatterReduce::kNone  ? "scatter"
+                     : reduce == ScatterReduce::kAdd ? "scatter_add"
+                                                     : "scatter_reduce";
   const int64_t n = index.numel();
   if (n == 0) return;
   TESSERA_CHECK(index.dtype() == DType::kI64 && src.dtype() == self.dtype() &&
@@ -110,19 +112,36 @@ void scatter_kernel(const KernelContext& ctx, Tensor& self, int64_t dim, const T
   after_launch(ctx, name);
   const SortedPairs sorted =
       sort_by_destination(ctx, keys, values, static_cast<uint64_t>(max_offset(self)));
-  if (reduce == ScatterReduce::kAdd) {
+  auto fold_runs = [&](auto reduce_tag) {
+    constexpr ScatterReduce kReduce = decltype(reduce_tag)::value;
     dispatch_cuda_dtype(self.dtype(), [&](auto tag) {
       using T = decltype(tag);
-      scatter_runs<T, true><<<grid_for(n), kBlockSize, 0, stream>>>(
+      scatter_runs<T, kReduce><<<grid_for(n), kBlockSize, 0, stream>>>(
           self.data<T>(), s.data<T>(), as_keys(sorted.keys), sorted.values.data<int64_t>(), n);
     });
-  } else {
-    dispatch_width(self.itemsize(), [&](auto tag) {
-      using W = decltype(tag);
-      scatter_runs<W, false><<<grid_for(n), kBlockSize, 0, stream>>>(
-          static_cast<W*>(self.data_ptr()), static_cast<const W*>(s.data_ptr()),
-          as_keys(sorted.keys), sorted.values.data<int64_t>(), n);
-    });
+  };
+  using std::integral_constant;
+  switch (reduce) {
+    case ScatterReduce::kAdd:
+      fold_runs(integral_constant<ScatterReduce, ScatterReduce::kAdd>{});
+      break;
+    case ScatterReduce::kMul:
+      fold_runs(integral_constant<ScatterReduce, ScatterReduce::kMul>{});
+      break;
+    case ScatterReduce::kMax:
+      fold_runs(integral_constant<ScatterReduce, ScatterReduce::kMax>{});
+      break;
+    case ScatterReduce::kMin:
+      fold_runs(integral_constant<ScatterReduce, ScatterReduce::kMin>{});
+      break;
+    case ScatterReduce::kNone:
+      dispatch_width(self.itemsize(), [&](auto tag) {
+        using W = decltype(tag);
+        scatter_runs<W, ScatterReduce::kNone><<<grid_for(n), kBlockSize, 0, stream>>>(
+            static_cast<W*>(self.data_ptr()), static_cast<const W*>(s.data_ptr()),
+            as_keys(sorted.keys), sorted.values.data<int64_t>(), n);
+      });
+      break;
   }
   after_launch(ctx, name);
 }

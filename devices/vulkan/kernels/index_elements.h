@@ -13,7 +13,8 @@
 
 namespace tessera::vulkan {
 
-// AddKind of shaders/index_elements.glsl (add_element).
+// The element kinds of shaders/index_elements.glsl (add_element, and
+// fold_element for the other scatter reductions).
 enum class AddKind : uint32_t { kF32, kF16, kBF16, kWrap8, kWrap16, kWrap32, kWrap64, kBool };
 
 // The shader's add kind for dtype; false for f64 (no f64 in our shaders).
@@ -21,7 +22,7 @@ bool add_kind_of(DType dtype, AddKind* kind);
 
 // Whether the *_words.comp shaders (INDEX_WORDS_ONLY in
 // index_elements.glsl: no 8/16/64-bit shader types, so every device) move
-// elements of itemsize bytes, and add kind (when adding).
+// elements of itemsize bytes, and add kind (when adding or folding).
 inline bool words_only_moves(size_t itemsize) { return itemsize == 4 || itemsize == 8; }
 inline bool words_only_adds(AddKind kind) {
   return kind == AddKind::kF32 || kind == AddKind::kWrap32 || kind == AddKind::kWrap64;

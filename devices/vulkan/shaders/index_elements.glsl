@@ -1,8 +1,8 @@
 // Element access for the indexing shaders (gather, scatter, index_put,
 // masked_fill, triangle, embedding): moves copy raw 1, 2, 4 or 8-byte
 // elements, so one pipeline per element size serves every dtype; the
-// accumulating forms (scatter add, index_put accumulate) add per element
-// kind, with the CPU kernels' rounding. Include after buffers.glsl.
+// accumulating forms (scatter add and its other reductions, index_put
+// accumulate) add or fold per element kind, with the CPU kernels' rounding. Include after buffers.glsl.
 //
 // With INDEX_WORDS_ONLY defined (the *_words.comp shaders) only 4 and
 // 8-byte elements and the f32 / 32 / 64-bit integer adds exist, read as
@@ -78,6 +78,124 @@ void add_element(uint kind, uvec2 dst, int d, uvec2 src, int s) {
     case kAddBool: {
       const bool either = Bytes(dst).v[d] != uint8_t(0) || Bytes(src).v[s] != uint8_t(0);
       Bytes(dst).v[d] = uint8_t(either ? 1 : 0);
+      break;
+    }
+#endif
+    default: break;
+  }
+}
+
+// Fold ops of fold_element, numbered as kernels::ScatterReduce (0, kNone,
+// is a move and never reaches it).
+const uint kFoldAdd = 1, kFoldMul = 2, kFoldMax = 3, kFoldMin = 4;
+
+// Whether b replaces a in a max (min) fold: b larger (smaller), or b NaN.
+// A NaN a stays, since comparisons with NaN are false: NaN wins from
+// either side, as in the CPU kernel.
+bool float_fold_takes(uint op, float a, float b) {
+  return isnan(b) || (op == kFoldMax ? a < b : b < a);
+}
+
+// The same for int64 elements held as (low, high) words.
+bool int64_fold_takes(uint op, uvec2 a, uvec2 b) {
+  const uvec2 x = op == kFoldMax ? a : b, y = op == kFoldMax ? b : a;  // takes when x < y
+  return int(x.y) < int(y.y) || (x.y == y.y && x.x < y.x);
+}
+
+// An 8 or 16-bit integer's value from its low `bits` bits, sign-extended
+// when is_signed.
+int small_int_value(uint bits_value, uint bits, bool is_signed) {
+  const uint shift = 32u - bits;
+  return is_signed ? int(bits_value << shift) >> shift : int(bits_value);
+}
+
+// Whether b replaces a in a max (min) fold of 8 or 16-bit integers.
+bool small_int_fold_takes(uint op, uint a, uint b, uint bits, bool is_signed) {
+  const int x = small_int_value(a, bits, is_signed), y = small_int_value(b, bits, is_signed);
+  return op == kFoldMax ? x < y : y < x;
+}
+
+// dst[d] (op)= src[s] as the CPU's scatter reductions, rounding to the
+// element kind after the step. Max and min pick one of the two elements,
+// so they copy bits; integers multiply with wrap-around. is_signed tells
+// max and min how to read the 8 and 16-bit integer kinds (int8/int16 or
+// uint8), which add and multiply alike either way.
+void fold_element(uint kind, uint op, bool is_signed, uvec2 dst, int d, uvec2 src, int s) {
+  if (op == kFoldAdd) {
+    add_element(kind, dst, d, src, s);
+    return;
+  }
+  switch (kind) {
+    case kAddF32: {
+      const float a = Floats(dst).v[d], b = Floats(src).v[s];
+      if (op == kFoldMul) {
+        Floats(dst).v[d] = a * b;
+      } else if (float_fold_takes(op, a, b)) {
+        Floats(dst).v[d] = b;
+      }
+      break;
+    }
+    case kAddWrap32: {  // int32
+      const uint a = Words(dst).v[d], b = Words(src).v[s];
+      if (op == kFoldMul) {
+        Words(dst).v[d] = a * b;
+      } else if (op == kFoldMax ? int(a) < int(b) : int(b) < int(a)) {
+        Words(dst).v[d] = b;
+      }
+      break;
+    }
+    case kAddWrap64: {  // int64, as two words
+      const uvec2 a = DoubleWords(dst).v[d], b = DoubleWords(src).v[s];
+      if (op == kFoldMul) {
+        uint high, low;
+        umulExtended(a.x, b.x, high, low);
+        DoubleWords(dst).v[d] = uvec2(low, high + a.x * b.y + a.y * b.x);
+      } else if (int64_fold_takes(op, a, b)) {
+        DoubleWords(dst).v[d] = b;
+      }
+      break;
+    }
+#ifndef INDEX_WORDS_ONLY
+    case kAddF16: {
+      const float a = float(Halfs(dst).v[d]), b = float(Halfs(src).v[s]);
+      if (op == kFoldMul) {
+        Shorts(dst).v[d] = uint16_t(f16_bits_of(a * b));
+      } else if (float_fold_takes(op, a, b)) {
+        Shorts(dst).v[d] = Shorts(src).v[s];
+      }
+      break;
+    }
+    case kAddBF16: {
+      const float a = uintBitsToFloat(uint(Shorts(dst).v[d]) << 16);
+      const float b = uintBitsToFloat(uint(Shorts(src).v[s]) << 16);
+      if (op == kFoldMul) {
+        Shorts(dst).v[d] = uint16_t(bf16_bits(a * b));
+      } else if (float_fold_takes(op, a, b)) {
+        Shorts(dst).v[d] = Shorts(src).v[s];
+      }
+      break;
+    }
+    case kAddWrap8: {
+      const uint a = uint(Bytes(dst).v[d]), b = uint(Bytes(src).v[s]);
+      if (op == kFoldMul) {
+        Bytes(dst).v[d] = uint8_t(a * b);
+      } else if (small_int_fold_takes(op, a, b, 8u, is_signed)) {
+        Bytes(dst).v[d] = uint8_t(b);
+      }
+      break;
+    }
+    case kAddWrap16: {
+      const uint a = uint(Shorts(dst).v[d]), b = uint(Shorts(src).v[s]);
+      if (op == kFoldMul) {
+        Shorts(dst).v[d] = uint16_t(a * b);
+      } else if (small_int_fold_takes(op, a, b, 16u, is_signed)) {
+        Shorts(dst).v[d] = uint16_t(b);
+      }
+      break;
+    }
+    case kAddBool: {
+      const bool a = Bytes(dst).v[d] != uint8_t(0), b = Bytes(src).v[s] != uint8_t(0);
+      Bytes(dst).v[d] = uint8_t((op == kFoldMax ? a || b : a && b) ? 1 : 0);
       break;
     }
 #endif

@@ -1,17 +1,19 @@
-// self[..., index[..., j, ...], ...] (= or +=) src[..., j, ...] along one
+// self[..., index[..., j, ...], ...] (= or op=) src[..., j, ...] along one
 // dim. One invocation per line of index along dim (every coordinate but
 // dim's), looping over j in order: two index elements that name one
 // destination lie on one line, so the last write in row-major order wins
 // and sums run in the CPU's order, deterministically and without atomics.
-// Moves are raw kElemSize-byte elements (every dtype); kAdd adds by
-// kAddKind (index_elements.glsl).
+// Moves are raw kElemSize-byte elements (every dtype); kFold (a
+// kernels::ScatterReduce other than kNone) folds by kKind
+// (index_elements.glsl, fold_element).
 #include "buffers.glsl"
 #include "index_elements.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint kElemSize = 4;
-layout(constant_id = 2) const bool kAdd = false;
-layout(constant_id = 3) const uint kAddKind = 0;
+layout(constant_id = 2) const uint kFold = 0;
+layout(constant_id = 3) const uint kKind = 0;
+layout(constant_id = 4) const bool kSigned = true;  // how max/min read 8/16-bit integers
 
 const int kMaxRank = 4;  // kScatterMaxRank in kernels/scatter.cc
 layout(push_constant, std430) uniform Params {
@@ -52,8 +54,8 @@ void main() {
     for (uint j = 0; j < p.line_length; ++j) {
       const int k = wrapped_index(p.index_addr, ix, p.dim_size);
       const int at = base + k * p.dim_stride;
-      if (kAdd) {
-        add_element(kAddKind, p.self_addr, at, p.src_addr, sx);
+      if (kFold != 0) {
+        fold_element(kKind, kFold, kSigned, p.self_addr, at, p.src_addr, sx);
       } else {
         move_element(kElemSize, p.self_addr, at, p.src_addr, sx);
       }

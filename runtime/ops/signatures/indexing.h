@@ -36,9 +36,16 @@ struct Gather {
                       const Tensor& index);
 };
 
-enum class ScatterReduce : uint8_t { kNone, kAdd };
+// How a scatter combines src with what self holds: kNone replaces; the
+// others fold every src element into the destination in row-major order of
+// index, one element at a time, rounding to self's dtype after each step
+// (PyTorch's index_reduce; where PyTorch rounds float16/bfloat16 sums once,
+// the front ends scatter into a float copy). kAdd adds (bool: or), kMul
+// multiplies (bool: and; integers wrap), kMax/kMin keep the larger/smaller
+// and propagate NaN from either side (bool: or/and).
+enum class ScatterReduce : uint8_t { kNone, kAdd, kMul, kMax, kMin };
 
-// self[..., index[..., i, ...], ...] (=|+=) src[..., i, ...] along dim.
+// self[..., index[..., i, ...], ...] (= | op=) src[..., i, ...] along dim.
 // index (int64) and src (self's dtype, may be expanded) have one shape,
 // <= self's in every dim but dim. With duplicate indices and kNone the last
 // write in row-major order of index wins on the CPU (PyTorch leaves it
