@@ -98,10 +98,11 @@ def _busy_wait(seconds):
 @pytest.mark.parametrize("shape", [(512, 32, 64), (64, 512, 32), (10, 384, 384), (384, 200, 20)])
 @pytest.mark.parametrize("transposed", [(False, False), (True, False), (False, True)])
 def test_small_products_same_bits_split_or_not(tessera, shape, transposed):
-    # The CPU device splits products of 2^19 to 2^21 multiply-adds over its
-    # workers only while they are awake (devices/cpu/kernels/gemm_dnnl.cc):
-    # back to back they split, after a pause they run as one call. Either
-    # way every element must come out with the same bits.
+    # Products near the CPU device's split threshold (2^21 multiply-adds,
+    # devices/cpu/kernels/gemm_dnnl.cc), back to back (workers awake) and
+    # after a pause (asleep): the bits must not depend on the timing. A
+    # split once depended on it, and oneDNN's AVX2 sgemm sums a split
+    # product in another order than the whole.
     m, k, n = shape
     g = torch.Generator().manual_seed(7)
     a = torch.randn(k, m, generator=g).t() if transposed[0] else torch.randn(m, k, generator=g)
@@ -113,7 +114,8 @@ def test_small_products_same_bits_split_or_not(tessera, shape, transposed):
     _busy_wait(0.002)
     after_pause = (at @ bt).cpu()
     assert torch.equal(back_to_back, after_pause)
-    assert_close(after_pause, a @ b, **tol(torch.float32))
+    # Sums of k products of unit normals: a few ulps of sqrt(k) apart.
+    assert_close(after_pause, a @ b, rtol=1e-4, atol=4e-6 * k ** 0.5)
 
 
 def test_matmul_out_and_inplace(tessera):

@@ -16,7 +16,7 @@
 // blocks, one call each: sgemm packs its own rows of op(a) and columns of
 // op(b) per call, so the grid is the one that packs the least (row blocks
 // when m >= n on 2 threads), with no more blocks than threads and at
-// least 2^18 multiply-adds per block; smaller products are one call on
+// least 2^18 multiply-adds per block; products below 2^21 are one call on
 // the calling thread. Batches spread their products over the threads.
 // Measured on this 2-core AVX-512 Xeon (shared, so medians of interleaved
 // runs; OpenMP sgemm before, oneTBB after):
@@ -77,44 +77,21 @@ namespace {
 // (starting its task, packing b again) than it saves.
 constexpr int64_t kMinTaskMacs = int64_t{1} << 18;
 
-// Products below this many multiply-adds are split only while the oneTBB
-// workers are awake (workers_likely_awake): waking a sleeping one costs
-// about as much as half of such a product saves. ./dev demo's classifier
-// (products of 2^17 to 2^20 multiply-adds between GELU, layer norm and
-// Adam, which run on the calling thread) took 15.7-16.0 ms per 20 steps
-// splitting them all, 14.4-14.9 ms splitting none; splitting none also
-// took bench_embedded's batch-1 sentence from 8.1 to 9.3-10.6 ms, whose
-// back-to-back products keep the workers awake. A run of such products
-// with nothing else between them (a product ending less than 100 us before
-// the next starts) splits too: the first wakes the workers, and the rest
-// find them awake ([512, 32] x [32, 64] back to back: 14 us split, 24 us
-// not).
-constexpr int64_t kSplitWhenAwakeMacs = int64_t{1} << 21;
-
-std::atomic<int64_t> last_product_end_ns{0};
-
-// Notes, on leaving scope, when a product below kSplitWhenAwakeMacs ended.
-class SmallProductClock {
- public:
-  explicit SmallProductClock(bool small) : small_(small) {}
-  SmallProductClock(const SmallProductClock&) = delete;
-  SmallProductClock& operator=(const SmallProductClock&) = delete;
-  ~SmallProductClock() {
-    if (small_) {
-      last_product_end_ns.store(parallel_detail::steady_now_ns(), std::memory_order_relaxed);
-    }
-  }
-
- private:
-  bool small_;
-};
-
-bool split_small_product() {
-  constexpr int64_t kRunNs = 100'000;
-  return workers_likely_awake() ||
-         parallel_detail::steady_now_ns() - last_product_end_ns.load(std::memory_order_relaxed) <
-             kRunNs;
-}
+// Products below this many multiply-adds are one call, on the calling
+// thread, whatever the workers are doing. The choice must depend on the
+// shape alone: oneDNN's sgemm sums K in an order that depends on the
+// call's m and n on some ISAs, so a product split into blocks and the same
+// product in one call can differ in their last bits (on a 2-core AVX2
+// EPYC, [64, 512] x [512, 32] and [512, 32] x [32, 64] with a transposed
+// b did). Splitting these only while the oneTBB workers were awake, as
+// this file once did, made the bits depend on timing there. Measured on
+// that machine, unsplit against split: ./dev demo's classifier (products
+// of 2^17 to 2^20 multiply-adds) 18.5-19.6 against 18.9-21.1 ms per 20
+// steps; bench_embedded's batch-1 sentence 8.7-9.0 against 8.7-11.4 ms.
+// (On a 2-core AVX-512 Xeon, splitting back-to-back ones had taken that
+// sentence from 9.3-10.6 to 8.1 ms.)
+constexpr int64_t kMinSplitMacs = int64_t{1} << 21;
+static_assert(kMinSplitMacs >= 2 * kMinTaskMacs);
 
 // Block boundaries fall on multiples of this many rows or columns, and a
 // cut block has at least as many: 16 floats are one cache line, so column
@@ -248,9 +225,7 @@ bool run_batch(const Sgemm& first, int64_t batch, int64_t a_bs, int64_t b_bs, in
   const int64_t threads = max_threads();
   const int64_t macs = first.macs();
   const int64_t work = batch * macs;
-  const bool small = work >= 2 * kMinTaskMacs && work < kSplitWhenAwakeMacs;
-  const SmallProductClock clock(small);
-  if (threads <= 1 || work < 2 * kMinTaskMacs || (small && !split_small_product())) {
+  if (threads <= 1 || work < kMinSplitMacs) {
     bool ok = true;
     for (int64_t i = 0; i < batch && ok; ++i) ok = run_alone(product(i));
     return ok;

@@ -9,8 +9,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstring>
 
@@ -35,36 +33,6 @@ inline int max_threads() {
   return static_cast<int>(std::min<size_t>(static_cast<size_t>(arena), limit));
 }
 
-namespace parallel_detail {
-
-inline int64_t steady_now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// When the last loop split over the workers ended (steady clock, ns).
-inline std::atomic<int64_t> last_split_end_ns{0};
-
-inline void note_split_ended() {
-  last_split_end_ns.store(steady_now_ns(), std::memory_order_relaxed);
-}
-
-}  // namespace parallel_detail
-
-// oneTBB's workers spin, then yield, for a while after their last task, and
-// then sleep; waking one takes longer than a small task. A [512, 32] x
-// [32, 64] product split in two took 14-16 us when the previous split had
-// ended 0-100 us before, and 33-35 us after 300-1000 us of work on the
-// calling thread alone (22-29 us unsplit; 2-core AMD EPYC). True while a
-// split ended within the last 100 us, so the workers are likely awake.
-inline bool workers_likely_awake() {
-  constexpr int64_t kAwakeNs = 100'000;
-  return parallel_detail::steady_now_ns() -
-             parallel_detail::last_split_end_ns.load(std::memory_order_relaxed) <
-         kAwakeNs;
-}
-
 // Calls f(begin, end) over disjoint ranges covering [0, n), in parallel when
 // n exceeds grain. f must be safe to call concurrently on disjoint ranges.
 template <typename F>
@@ -79,7 +47,6 @@ void parallel_for_range(int64_t n, int64_t grain, const F& f) {
       oneapi::tbb::blocked_range<int64_t>(0, n, grain),
       [&f](const oneapi::tbb::blocked_range<int64_t>& r) { f(r.begin(), r.end()); },
       oneapi::tbb::static_partitioner());
-  parallel_detail::note_split_ended();
 }
 
 // Calls f(i) for each i in [0, n), each call a separate task where worth it
@@ -97,7 +64,6 @@ void parallel_for_each(int64_t n, const F& f) {
         for (int64_t i = r.begin(); i < r.end(); ++i) f(i);
       },
       oneapi::tbb::auto_partitioner());
-  parallel_detail::note_split_ended();
 }
 
 // parallel_for_each for items that hold `elements` elements in all: inline
