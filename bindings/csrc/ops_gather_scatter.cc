@@ -2,10 +2,8 @@
 // Tensor methods with PyTorch's names and keywords: index_select, gather,
 // scatter, scatter_add, scatter_reduce, index_reduce, index_put,
 // masked_fill, masked_select, masked_scatter, nonzero, argwhere,
-// where(condition), take, and
-// index_add, index_copy, index_fill (composed here from index_put_ on the
-// indexed dim moved to the front). In-place forms end in `_` and return
-// self.
+// where(condition), take, index_add, index_copy, index_fill. In-place
+// forms end in `_` and return self.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -34,75 +32,12 @@ using tessera::TensorOptions;
 // read as one index per row (TensorListArg's reason).
 using OptionalIndices = OptionalTensorListArg;
 
-// -- index_add, index_copy, index_fill: self's slices along dim at index
-// (1-d, int64 or int32, no negative values) updated from source's slices
-// in order.
-
-// index as int64 on self's device after checking it; d is dim wrapped.
-Tensor checked_index(const char* op, const Tensor& self, int64_t d, const Tensor& index) {
-  TESSERA_CHECK(index.dtype() == DType::kI64 || index.dtype() == DType::kI32, TypeError, op,
-                ": index must be an int64 or int32 tensor, got ", tessera::describe(index));
-  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": index must be a vector (at most 1-d), got ",
-                tessera::describe(index));
-  Tensor flat = index.reshape({-1}).to(self.device(), DType::kI64);
-  tessera::indexing::check_index_bounds(op, flat, self.dim() == 0 ? 1 : self.size(d), d,
-                                        /*allow_negative=*/false);
-  return flat;
-}
-
-// self (0-d as 1-d) with dim d first: index_put_ indexes the leading dim.
-Tensor dim_first(const Tensor& t, int64_t d) {
-  const Tensor v = t.dim() == 0 ? t.view({1}) : t;
-  return v.transpose(0, d);
-}
-
-Tensor& index_update_(const char* op, Tensor& self, int64_t dim, const Tensor& index,
-                      const Tensor& source, bool accumulate) {
-  const int64_t d = tessera::wrap_dim(dim, std::max<int64_t>(self.dim(), 1), op);
-  TESSERA_CHECK(source.dtype() == self.dtype(), TypeError, op, ": self ", tessera::describe(self),
-                " and source ", tessera::describe(source), " must have the same dtype");
-  const Tensor flat = checked_index(op, self, d, index);
-  const Shape self_sizes = self.dim() == 0 ? Shape{1} : self.sizes();
-  const Shape source_sizes = source.dim() == 0 ? Shape{1} : source.sizes();
-  bool fits = source_sizes.size() == self_sizes.size() && source_sizes[d] == flat.numel();
-  for (size_t k = 0; fits && k < self_sizes.size(); ++k) {
-    fits = static_cast<int64_t>(k) == d || source_sizes[k] == self_sizes[k];
-  }
-  TESSERA_CHECK(fits, ValueError, op, ": source ", tessera::describe(source),
-                " must have self's sizes ", tessera::shape_to_string(self.sizes()),
-                " except along dim ", d, ", where it needs one slice per index (",
-                flat.numel(), ")");
-  Tensor target = dim_first(self, d);
-  tessera::index_put_(target, {flat}, dim_first(source, d), accumulate);
-  return self;
-}
-
-Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                   Scalar alpha) {
-  const bool unit = alpha.is_floating() ? alpha.to<double>() == 1.0 : alpha.to<int64_t>() == 1;
-  const Tensor scaled = unit ? source : tessera::mul(source, alpha);
-  return index_update_("index_add_", self, dim, index, scaled, /*accumulate=*/true);
-}
-
-Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  return index_update_("index_copy_", self, dim, index, source, /*accumulate=*/false);
-}
-
-Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
-  const char* op = "index_fill_";
-  const int64_t d = tessera::wrap_dim(dim, std::max<int64_t>(self.dim(), 1), op);
-  const Tensor flat = checked_index(op, self, d, index);
-  Tensor target = dim_first(self, d);
-  tessera::index_put_(target, {flat},
-                      tessera::full({}, value, TensorOptions(self.dtype(), self.device())));
-  return self;
-}
-
+// index_fill with a 0-d tensor value, as PyTorch's index_fill accepts.
 Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
   TESSERA_CHECK(value.dim() == 0, ValueError,
                 "index_fill_: only supports a 0-dimensional value tensor, got ",
                 tessera::describe(value));
-  return index_fill_(self, dim, index, value.item());
+  return tessera::index_fill_(self, dim, index, value.item());
 }
 
 // -- take, nonzero as a tuple.
@@ -274,35 +209,44 @@ void register_scatters(py::module_& m, TensorClass& cls) {
   }, "dim"_a, "index"_a, "source"_a, "reduce"_a, py::kw_only(), "include_self"_a = true,
      ReleaseGil());
 
-  // index_add, index_copy, index_fill: functional forms update a clone.
+  // index_add, index_copy, index_fill (runtime/ops/indexing_along_dim.cc).
   const char* index_add_doc = "input with alpha * source's slices added along dim at index "
                               "(1-d); repeated indices accumulate.";
   m.def("index_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
-                        Scalar alpha) {
-    Tensor r = t.clone();
-    return index_add_(r, dim, index, source, alpha);
-  }, "input"_a, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1, ReleaseGil(),
-     index_add_doc);
+                        Scalar alpha, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::index_add_out(*out, t, dim, index, source, alpha)
+                 : tessera::index_add(t, dim, index, source, alpha);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1,
+     "out"_a = py::none(), index_add_doc);
   cls.def("index_add", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
                           Scalar alpha) {
-    Tensor r = t.clone();
-    return index_add_(r, dim, index, source, alpha);
+    return tessera::index_add(t, dim, index, source, alpha);
   }, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1, ReleaseGil(), index_add_doc);
-  cls.def("index_add_", &index_add_, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1,
-          ReleaseGil());
+  cls.def("index_add_", [](Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                           Scalar alpha) -> Tensor& {
+    return tessera::index_add_(t, dim, index, source, alpha);
+  }, "dim"_a, "index"_a, "source"_a, py::kw_only(), "alpha"_a = 1, ReleaseGil());
 
   const char* index_copy_doc = "input with its slices along dim at index (1-d) replaced by "
                                "source's, in order.";
-  m.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source) {
-    Tensor r = t.clone();
-    return index_copy_(r, dim, index, source);
-  }, "input"_a, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
+  m.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index, const Tensor& source,
+                         Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::index_copy_out(*out, t, dim, index, source)
+                 : tessera::index_copy(t, dim, index, source);
+    });
+  }, "input"_a, "dim"_a, "index"_a, "source"_a, py::kw_only(), "out"_a = py::none(),
+     index_copy_doc);
   cls.def("index_copy", [](const Tensor& t, int64_t dim, const Tensor& index,
                            const Tensor& source) {
-    Tensor r = t.clone();
-    return index_copy_(r, dim, index, source);
+    return tessera::index_copy(t, dim, index, source);
   }, "dim"_a, "index"_a, "source"_a, ReleaseGil(), index_copy_doc);
-  cls.def("index_copy_", &index_copy_, "dim"_a, "index"_a, "source"_a, ReleaseGil());
+  cls.def("index_copy_", [](Tensor& t, int64_t dim, const Tensor& index,
+                            const Tensor& source) -> Tensor& {
+    return tessera::index_copy_(t, dim, index, source);
+  }, "dim"_a, "index"_a, "source"_a, ReleaseGil());
 
   const char* index_fill_doc = "input with its slices along dim at index (1-d) set to value.";
   auto def_index_fill = [&](auto value_type) {
@@ -311,7 +255,7 @@ void register_scatters(py::module_& m, TensorClass& cls) {
       if constexpr (std::is_same_v<Value, Tensor>) {
         return index_fill_tensor_(t, dim, index, value);
       } else {
-        return index_fill_(t, dim, index, value);
+        return tessera::index_fill_(t, dim, index, value);
       }
     };
     auto fill = [fill_](const Tensor& t, int64_t dim, const Tensor& index, const Value& value) {

@@ -49,4 +49,13 @@ void check_index_fits(const char* op, const Tensor& index, const Tensor& other, 
   }
 }
 
+void check_index_vector(const char* op, const Tensor& index, Device device) {
+  TESSERA_CHECK(index.defined(), ValueError, op, ": undefined index tensor");
+  check_same_device(op, index, device, "index");
+  TESSERA_CHECK(index.dtype() == DType::kI64 || index.dtype() == DType::kI32, TypeError, op,
+                ": Expected dtype int32/int64 for index, got ", describe(index));
+  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": Index is supposed to be a vector, got ",
+                describe(index));
+}
+
 }  // namespace tessera::indexing

@@ -25,6 +25,10 @@ void check_same_device(const char* op, const Tensor& t, Device device, const cha
 // TypeError naming op unless index is a defined int64 tensor.
 void check_int64_index(const char* op, const Tensor& index);
 
+// The index of index_add, index_copy, index_fill and index_reduce: defined,
+// on device, int64 or int32, at most 1-D (TypeError / IndexError naming op).
+void check_index_vector(const char* op, const Tensor& index, Device device);
+
 // A 0-d tensor behaves as a 1-element 1-D one in gather and scatter.
 inline Tensor as_at_least_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
 

@@ -92,10 +92,8 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
 }
 
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
-  TESSERA_CHECK(self.defined(), ValueError, "scatter: undefined tensor");
-  check_int64_index("scatter", index);
-  Tensor v = full({}, value, TensorOptions(self.dtype(), self.device()));
-  return scatter_impl("scatter", self, dim, index, v.expand(index.sizes()),
+  return scatter_impl("scatter", self, dim, index,
+                      indexing::value_as_src("scatter", self, index, value),
                       kernels::ScatterReduce::kNone);
 }
 

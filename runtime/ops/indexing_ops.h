@@ -115,6 +115,28 @@ Tensor& index_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tens
                       std::string_view reduce, bool include_self = true);
 Tensor& index_reduce_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
                          const Tensor& source, std::string_view reduce, bool include_self = true);
+// torch.index_add / index_copy / index_fill: self's slices along dim at
+// index (int64 or int32, at most 1-D; index_fill also takes negative
+// entries) updated from source's slices in index order. source has self's
+// dtype and rank, and self's sizes but index.numel() along dim. index_add
+// adds alpha * source (integer self: alpha's integer part); duplicates
+// accumulate in order, float16/bfloat16 in float rounded once where
+// PyTorch's CPU does (alpha 1, self of more than one dim). index_copy's
+// last write to a slice wins.
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 Scalar alpha = 1);
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                   Scalar alpha = 1);
+Tensor& index_add_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                      const Tensor& source, Scalar alpha = 1);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor& index_copy_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                       const Tensor& source);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, Scalar value);
+Tensor& index_fill_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
+                       Scalar value);
 // self[indices] = values (indices: int64/int32 tensors for the leading dims,
 // broadcast together, or one bool mask); accumulate adds.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

@@ -136,10 +136,8 @@ Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& s
 
 Tensor& scatter_(Tensor& self, int64_t dim, const Tensor& index, Scalar value,
                  std::string_view reduce) {
-  TESSERA_CHECK(self.defined(), ValueError, "scatter: undefined tensor");
-  indexing::check_int64_index("scatter", index);
-  const Tensor v = full({}, value, TensorOptions(self.dtype(), self.device()));
-  return scatter_reduce_impl("scatter", self, dim, index, v.expand(index.sizes()),
+  return scatter_reduce_impl("scatter", self, dim, index,
+                             indexing::value_as_src("scatter", self, index, value),
                              parse_scatter_reduce(reduce), /*include_self=*/true,
                              indexing::HalfRounding::kOnce);
 }
@@ -163,12 +161,7 @@ Tensor& index_reduce_(Tensor& self, int64_t dim, const Tensor& index, const Tens
   const char* op = "index_reduce";
   const Reduction r = parse_reduction(op, reduce, /*sum_allowed=*/false);
   TESSERA_CHECK(self.defined() && source.defined(), ValueError, op, ": undefined tensor");
-  TESSERA_CHECK(index.defined(), ValueError, op, ": undefined index tensor");
-  indexing::check_same_device(op, index, self.device(), "index");
-  TESSERA_CHECK(index.dtype() == DType::kI64 || index.dtype() == DType::kI32, TypeError, op,
-                ": Expected dtype int32 or int64 for index, got ", describe(index));
-  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": Index is supposed to be a vector, got ",
-                describe(index));
+  indexing::check_index_vector(op, index, self.device());
   TESSERA_CHECK(self.dtype() == source.dtype(), TypeError, op, ": self (", describe(self),
                 ") and source (", describe(source), ") must have the same scalar type");
   const Tensor s = indexing::as_at_least_1d(self);

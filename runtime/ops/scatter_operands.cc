@@ -35,6 +35,12 @@ ScatterOperands scatter_operands(const char* op, const Tensor& self, int64_t dim
   return o;
 }
 
+Tensor value_as_src(const char* op, const Tensor& self, const Tensor& index, Scalar value) {
+  TESSERA_CHECK(self.defined(), ValueError, op, ": undefined tensor");
+  check_int64_index(op, index);
+  return full({}, value, TensorOptions(self.dtype(), self.device())).expand(index.sizes());
+}
+
 void run_scatter(const ScatterOperands& o, kernels::ScatterReduce reduce, HalfRounding rounding) {
   if (o.empty) return;
   const Device device = o.self.device();

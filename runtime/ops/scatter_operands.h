@@ -26,6 +26,11 @@ struct ScatterOperands {
 ScatterOperands scatter_operands(const char* op, const Tensor& self, int64_t dim,
                                  const Tensor& index, const Tensor& src);
 
+// A scattered value as src: value in self's dtype on self's device,
+// expanded (stride 0) to index's sizes, after checking both are defined and
+// index is int64.
+Tensor value_as_src(const char* op, const Tensor& self, const Tensor& index, Scalar value);
+
 // How float16 and bfloat16 sums and products round. PyTorch's CPU
 // scatter_add, index_add and scatter_reduce accumulate them in float and
 // round once at the end; its index_reduce and index_put accumulate round

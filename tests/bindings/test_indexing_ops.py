@@ -392,12 +392,30 @@ def test_index_add_copy_fill(device, dtype):
     expected[:, 0] = base[:, 0]
     expected[1] = 0
     check(y, expected)
-    with pytest.raises(ValueError, match="one slice per index"):
+    # out= writes the functional result; index_fill counts negative indices
+    # from the end, as PyTorch's does (index_add and index_copy refuse them).
+    out = dev(np.zeros((3, 4), dtype=dtype), device)
+    assert tessera.index_copy(x, 0, dev(rows, device), dev(rsrc, device), out=out) is out
+    expected = base.copy()
+    expected[rows] = rsrc
+    check(out, expected)
+    assert tessera.index_add(x, 0, dev(rows, device), dev(rsrc, device), alpha=3, out=out) is out
+    expected = base.copy()
+    expected[rows] += 3 * rsrc
+    check(out, expected)
+    expected = base.copy()
+    expected[-1] = 7
+    check(tessera.index_fill(x, 0, dev(np.array([-1]), device), 7), expected)
+    with pytest.raises(ValueError, match="Number of indices"):
         tessera.index_add(x, 1, dev(idx[:2], device), dev(src, device))
+    with pytest.raises(ValueError, match="except along dim"):
+        tessera.index_copy(x, 0, dev(rows, device), dev(rsrc[:, :3], device))
     with pytest.raises(TypeError):
         tessera.index_copy(x, 0, dev(rows, device), dev(rsrc.astype(np.float64), device))
     with pytest.raises(IndexError):
-        tessera.index_fill(x, 0, dev(np.array([-1]), device), 1)
+        tessera.index_add(x, 0, dev(np.array([-1]), device), dev(rsrc[:1], device))
+    with pytest.raises(IndexError):
+        tessera.index_fill(x, 0, dev(np.array([-4]), device), 1)
     with pytest.raises(IndexError):
         tessera.index_fill(x, 2, dev(np.array([0]), device), 1)
 

@@ -265,127 +265,37 @@ at::Tensor& index_reduce_out(const at::Tensor& self, int64_t dim, const at::Tens
   return out;
 }
 
-// -- index_add, index_copy, index_fill: writes along one dim at a vector of
-// indices. Each is an index_put_ (accumulating for index_add) on a view of
-// self with that dim moved to the front; index_add is also the backward of
-// index_select.
-
-// self viewed with `dim` first (a 0-d self as a 1-element vector) and the
-// index as a non-negative int64 vector, after aten's checks.
-struct AlongDim {
-  tessera::Tensor target;  // a view of self
-  tessera::Tensor index;
-  Shape perm;              // self dims -> target dims
-  Shape source_sizes;      // what source must be: self's sizes, index.numel() at dim
-};
-
-AlongDim plan_along_dim(const char* op, const tessera::Tensor& self, int64_t dim,
-                        const tessera::Tensor& index, bool allow_negative) {
-  TESSERA_CHECK(index.dim() <= 1, IndexError, op, ": Index is supposed to be a vector, got ",
-                tessera::describe(index));
-  TESSERA_CHECK(index.dtype() == tessera::DType::kI64 || index.dtype() == tessera::DType::kI32,
-                TypeError, op, ": Expected dtype int32/int64 for index, got ",
-                tessera::describe(index));
-  const tessera::Tensor self1 = self.dim() == 0 ? self.reshape({1}) : self;
-  const int64_t d = tessera::wrap_dim(dim, self1.dim(), op);
-  AlongDim plan;
-  plan.perm = {d};
-  for (int64_t i = 0; i < self1.dim(); ++i) {
-    if (i != d) plan.perm.push_back(i);
-  }
-  plan.target = self1.permute(plan.perm);
-  plan.index = index.to(tessera::DType::kI64).reshape({-1});
-  plan.source_sizes = self1.sizes();
-  plan.source_sizes[d] = index.numel();
-  if (index.numel() > 0) {
-    const std::vector<int64_t> bounds =
-        tessera::stack({tessera::amin(plan.index), tessera::amax(plan.index)})
-            .to_vector<int64_t>();
-    const int64_t size = self1.sizes()[d];
-    const int64_t min_ok = allow_negative ? -size : 0;
-    TESSERA_CHECK(bounds[0] >= min_ok && bounds[1] < size, IndexError, op, ": index ",
-                  bounds[0] < min_ok ? bounds[0] : bounds[1], " is out of bounds for dimension ",
-                  d, " with size ", size);
-  }
-  return plan;
-}
-
-// source (self's dtype and sizes but index.numel() at dim) with dim first.
-tessera::Tensor source_dim_first(const char* op, const AlongDim& plan, const tessera::Tensor& self,
-                                 const tessera::Tensor& source) {
-  TESSERA_CHECK(source.dtype() == self.dtype(), TypeError, op, ": self ",
-                tessera::describe(self), " and source ", tessera::describe(source),
-                " must have the same scalar type");
-  const tessera::Tensor src1 = source.dim() == 0 ? source.reshape({1}) : source;
-  TESSERA_CHECK(src1.sizes() == plan.source_sizes, ValueError, op, ": source ",
-                tessera::describe(source), " should have shape ",
-                tessera::shape_to_string(plan.source_sizes), " (self ", tessera::describe(self),
-                ", ", plan.index.numel(), " indices)");
-  return src1.permute(plan.perm);
-}
+// -- index_add, index_copy, index_fill: the runtime's writes of slices
+// along one dim (runtime/ops/indexing_along_dim.cc); index_add is also the
+// backward of index_select.
 
 void index_add_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
                     const at::Tensor& source, const c10::Scalar& alpha) {
   const char* op = "index_add_";
-  const tessera::Tensor dst = to_runtime(target, op);
+  tessera::Tensor dst = to_runtime(target, op);
   const tessera::Tensor idx = to_runtime(index, op);
   const tessera::Tensor src = to_runtime(source, op);
-  call_runtime([&] {
-    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/false);
-    tessera::Tensor values = source_dim_first(op, plan, dst, src);
-    if (plan.index.numel() == 0) return;
-    const bool unit_alpha = alpha.isIntegral(false) && alpha.toLong() == 1;
-    if (!unit_alpha) {
-      // Integer tensors scale by the integer part of alpha, as aten does.
-      const tessera::Scalar scale = tessera::is_integral(dst.dtype())
-                                        ? tessera::Scalar(alpha.toLong())
-                                        : to_runtime_scalar(alpha, op);
-      values = tessera::mul(values, scale).to(dst.dtype());
-    }
-    const bool half = dst.dtype() == tessera::DType::kF16 || dst.dtype() == tessera::DType::kBF16;
-    if (half && unit_alpha && dst.dim() > 1) {
-      // aten's CPU kernel sums float16/bfloat16 in float and rounds once
-      // here (its scatter_add path); with alpha != 1 or a 1-D self it
-      // rounds every step, as index_put_ does.
-      tessera::Tensor wide = plan.target.to(tessera::DType::kF32);
-      tessera::index_put_(wide, {plan.index}, values.to(tessera::DType::kF32), /*accumulate=*/true);
-      plan.target.copy_(wide);
-      return;
-    }
-    tessera::index_put_(plan.target, {plan.index}, values, /*accumulate=*/true);
-  });
+  const tessera::Scalar a = to_runtime_scalar(alpha, op);
+  call_runtime([&] { tessera::index_add_(dst, dim, idx, src, a); });
 }
 
 void index_copy_into(at::Tensor& target, int64_t dim, const at::Tensor& index,
                      const at::Tensor& source) {
   const char* op = "index_copy_";
-  const tessera::Tensor dst = to_runtime(target, op);
+  tessera::Tensor dst = to_runtime(target, op);
   const tessera::Tensor idx = to_runtime(index, op);
   const tessera::Tensor src = to_runtime(source, op);
-  call_runtime([&] {
-    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/false);
-    const tessera::Tensor values = source_dim_first(op, plan, dst, src);
-    if (plan.index.numel() == 0) return;
-    tessera::index_put_(plan.target, {plan.index}, values, /*accumulate=*/false);
-  });
+  call_runtime([&] { tessera::index_copy_(dst, dim, idx, src); });
 }
 
 at::Tensor& index_fill_(at::Tensor& self, int64_t dim, const at::Tensor& index,
                         const c10::Scalar& value) {
   const char* op = "index_fill_";
   const OpScope scope(self);
-  const tessera::Tensor dst = to_runtime(self, op);
+  tessera::Tensor dst = to_runtime(self, op);
   const tessera::Tensor idx = to_runtime(index, op);
   const tessera::Scalar v = to_runtime_scalar(value, op);
-  call_runtime([&] {
-    AlongDim plan = plan_along_dim(op, dst, dim, idx, /*allow_negative=*/true);
-    if (plan.index.numel() == 0) return;
-    Shape sizes = plan.target.sizes();
-    sizes[0] = plan.index.numel();
-    const tessera::Tensor fill =
-        tessera::full({}, v, tessera::TensorOptions(dst.dtype(), dst.device())).expand(sizes);
-    tessera::index_put_(plan.target, {plan.index}, fill, /*accumulate=*/false);
-  });
+  call_runtime([&] { tessera::index_fill_(dst, dim, idx, v); });
   return self;
 }
 
