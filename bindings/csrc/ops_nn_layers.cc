@@ -80,6 +80,29 @@ Tensor embedding(const Tensor& input, const Tensor& weight, std::optional<int64_
   return tessera::embedding(weight, input, -1);
 }
 
+// torch.nn.functional.embedding_bag: the runtime's embedding_bag (its
+// output; the other results serve autograd, which the module has none of).
+Tensor embedding_bag(const Tensor& input, const Tensor& weight, const Tensor* offsets,
+                     std::optional<double> max_norm, double norm_type, const std::string& mode,
+                     const Tensor* per_sample_weights, bool include_last_offset,
+                     std::optional<int64_t> padding_idx) {
+  const char* op = "embedding_bag";
+  tessera::EmbeddingBagMode bag_mode = tessera::EmbeddingBagMode::kMean;
+  if (mode == "sum") {
+    bag_mode = tessera::EmbeddingBagMode::kSum;
+  } else if (mode == "max") {
+    bag_mode = tessera::EmbeddingBagMode::kMax;
+  } else {
+    TESSERA_CHECK(mode == "mean", ValueError, op, ": mode must be 'sum', 'mean' or 'max', got '",
+                  mode, "'");
+  }
+  if (max_norm) renorm_rows(weight, input, *max_norm, norm_type);
+  return tessera::embedding_bag(weight, input, optional_tensor(offsets), bag_mode,
+                                optional_tensor(per_sample_weights), include_last_offset,
+                                padding_idx)
+      .output;
+}
+
 // -- Attention ----------------------------------------------------------------
 
 // Grouped-query attention: each of key's heads serves query.size(-3) /
@@ -358,6 +381,20 @@ void register_nn_layers(py::module_& f) {
      "The rows of weight [V, D] at input's indices -> [..., D]. max_norm first rescales, in "
      "place, the referenced rows whose norm exceeds it; scale_grad_by_freq and sparse only "
      "concern gradients.");
+  f.def("embedding_bag", [](const Tensor& input, const Tensor& weight, const Tensor* offsets,
+                            std::optional<double> max_norm, double norm_type, bool,
+                            const std::string& mode, bool, const Tensor* per_sample_weights,
+                            bool include_last_offset, std::optional<int64_t> padding_idx) {
+    return embedding_bag(input, weight, offsets, max_norm, norm_type, mode, per_sample_weights,
+                         include_last_offset, padding_idx);
+  }, "input"_a, "weight"_a, "offsets"_a = py::none(), "max_norm"_a = py::none(),
+     "norm_type"_a = 2.0, "scale_grad_by_freq"_a = false, "mode"_a = "mean", "sparse"_a = false,
+     "per_sample_weights"_a = py::none(), "include_last_offset"_a = false,
+     "padding_idx"_a = py::none(), ReleaseGil(),
+     "Sums, means or maxima of bags of weight's rows [V, D] -> [bags, D]. input is 1-D with "
+     "offsets (bag b is input[offsets[b]:offsets[b + 1]]) or 2-D (a bag per row); indices "
+     "equal to padding_idx are left out; empty bags give zeros. per_sample_weights (mode "
+     "'sum') scale each row.");
   f.def("one_hot", &tessera::one_hot, "tensor"_a, "num_classes"_a = -1, ReleaseGil(),
         "int64 one-hot encoding; num_classes=-1 takes max(tensor) + 1.");
   f.def("scaled_dot_product_attention", &attention, "query"_a, "key"_a, "value"_a,

@@ -195,6 +195,43 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices,
                                 int64_t num_weights, int64_t padding_idx = -1);
 
+// -- EmbeddingBag (torch.embedding_bag; aten's _embedding_bag and its
+// backward). weight [V, D] floating; indices 1-D with offsets 1-D (bag b is
+// indices[offsets[b] : offsets[b + 1]], the last bag running to the end, or
+// to offsets' last entry with include_last_offset), or 2-D [B, L] with no
+// offsets (one bag per row); indices and offsets int32/int64. Indices equal
+// to padding_idx (negative: counted from V's end) are left out of every bag.
+// Empty bags give zeros. kMax keeps a bag's first NaN only when it is the
+// bag's first row, and ties go to the first row, as PyTorch's kernels do.
+enum class EmbeddingBagMode { kSum = 0, kMean = 1, kMax = 2 };
+struct EmbeddingBagResult {
+  Tensor output;       // [B, D], weight's dtype
+  Tensor offset2bag;   // [n]: the bag of each index
+  Tensor bag_size;     // [B]: the indices each bag reduced (zeros in kSum)
+  Tensor max_indices;  // kMax: [B, D] the weight row of each max; else bag_size
+};
+// per_sample_weights (1-D, one per index, weight's dtype; kSum only) scale
+// the rows before they are summed. float16/bfloat16 sum in float.
+EmbeddingBagResult embedding_bag(const Tensor& weight, const Tensor& indices,
+                                 const Tensor& offsets, EmbeddingBagMode mode,
+                                 const Tensor& per_sample_weights = {},
+                                 bool include_last_offset = false,
+                                 std::optional<int64_t> padding_idx = std::nullopt);
+// The gradient of weight, [num_weights, D], from grad [B, D] and the
+// forward's indices (1-D) and results. scale_grad_by_freq divides each
+// row's gradient by how often its index occurs in indices.
+Tensor embedding_bag_dense_backward(const Tensor& grad, const Tensor& indices,
+                                    const Tensor& offset2bag, const Tensor& bag_size,
+                                    const Tensor& max_indices, int64_t num_weights,
+                                    bool scale_grad_by_freq, EmbeddingBagMode mode,
+                                    const Tensor& per_sample_weights = {},
+                                    std::optional<int64_t> padding_idx = std::nullopt);
+// The gradient of per_sample_weights (kSum): grad[offset2bag[i]] . weight[indices[i]].
+Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tensor& weight,
+                                                 const Tensor& indices, const Tensor& offset2bag,
+                                                 EmbeddingBagMode mode,
+                                                 std::optional<int64_t> padding_idx = std::nullopt);
+
 // -- Losses. reduction: "none", "mean" or "sum". input [N, C, d...], [N, C]
 // or [C]; target int64 [N, d...], [N] or 0-d.
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},

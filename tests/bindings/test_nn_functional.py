@@ -496,6 +496,25 @@ def test_layers_attention(device, dtype, np_dtype, tol, needs, torch):
     check(F.embedding(g.put(idx, tessera.int32), tbig, max_norm=1.5, norm_type=1.0),
           TF.embedding(torch.tensor(idx), rbig, max_norm=1.5, norm_type=1.0), tol)
     check(tbig, rbig, tol, "renormed weight")
+    # embedding_bag: 1-D with offsets (an empty bag, repeats, padding),
+    # 2-D, include_last_offset, per_sample_weights.
+    flat = [1, 4, 4, 0, 5, 2, 2]
+    for mode in ["sum", "mean", "max"]:
+        for kwargs in [{}, {"padding_idx": 2}, {"include_last_offset": True}]:
+            offsets = [0, 3, 3, 7] if kwargs.get("include_last_offset") else [0, 3, 3]
+            check(F.embedding_bag(g.put(flat, tessera.int64), table, g.put(offsets, tessera.int64),
+                                  mode=mode, **kwargs),
+                  TF.embedding_bag(torch.tensor(flat), rtable, torch.tensor(offsets), mode=mode,
+                                   **kwargs), tol, f"embedding_bag {mode} {kwargs}")
+        check(F.embedding_bag(g.put(idx, tessera.int32), table, mode=mode),
+              TF.embedding_bag(torch.tensor(idx), rtable, mode=mode), tol, f"embedding_bag 2-D {mode}")
+    weights, rweights = g.pair(7)
+    check(F.embedding_bag(g.put(flat, tessera.int64), table, g.put([0, 2], tessera.int64),
+                          mode="sum", per_sample_weights=weights),
+          TF.embedding_bag(torch.tensor(flat), rtable, torch.tensor([0, 2]), mode="sum",
+                           per_sample_weights=rweights), tol, "embedding_bag per_sample_weights")
+    with pytest.raises(ValueError, match="mode must be"):
+        F.embedding_bag(g.put(flat, tessera.int64), table, g.put([0], tessera.int64), mode="min")
     assert back(F.one_hot(g.put([0, 3, 1], tessera.int64))).tolist() == \
         TF.one_hot(torch.tensor([0, 3, 1])).tolist()
     assert F.one_hot(g.put([1], tessera.int64), num_classes=3).shape == (1, 3)

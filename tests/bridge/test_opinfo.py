@@ -74,7 +74,8 @@ SUPPORTED_OPS = [
     # nn.functional
     ("nn.functional.linear", ""), ("nn.functional.conv2d", ""),
     ("nn.functional.max_pool2d", ""), ("nn.functional.avg_pool2d", ""),
-    ("nn.functional.embedding", ""), ("nn.functional.nll_loss", ""),
+    ("nn.functional.embedding", ""), ("nn.functional.embedding_bag", ""),
+    ("nn.functional.nll_loss", ""),
     ("nn.functional.cross_entropy", ""), ("nn.functional.layer_norm", ""),
     ("nn.functional.rms_norm", ""), ("nn.functional.batch_norm", ""),
     ("nn.functional.scaled_dot_product_attention", ""), ("nn.functional.one_hot", ""),
