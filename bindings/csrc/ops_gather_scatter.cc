@@ -2,7 +2,7 @@
 // Tensor methods with PyTorch's names and keywords: index_select, gather,
 // scatter, scatter_add, scatter_reduce, index_reduce, index_put,
 // masked_fill, masked_select, masked_scatter, nonzero, argwhere,
-// where(condition), take, index_add, index_copy, index_fill. In-place
+// where(condition), take, put, index_add, index_copy, index_fill. In-place
 // forms end in `_` and return self.
 #include <algorithm>
 #include <optional>
@@ -40,21 +40,7 @@ Tensor& index_fill_tensor_(Tensor& self, int64_t dim, const Tensor& index, const
   return tessera::index_fill_(self, dim, index, value.item());
 }
 
-// -- take, nonzero as a tuple.
-
-// torch.take: input flattened, indexed by index (int64, negative from the
-// end); the result has index's shape.
-Tensor take(const Tensor& self, const Tensor& index) {
-  TESSERA_CHECK(index.dtype() == DType::kI64, TypeError,
-                "take: index must be an int64 tensor, got ", tessera::describe(index));
-  const Tensor idx = index.to(self.device());
-  if (idx.numel() == 0) {
-    return tessera::empty(index.sizes(), TensorOptions(self.dtype(), self.device()));
-  }
-  tessera::indexing::check_index_bounds("take", idx, self.numel(), 0, /*allow_negative=*/true);
-  const Tensor wrapped = tessera::remainder(idx, Scalar(self.numel()));
-  return tessera::index_select(self.reshape({-1}), 0, wrapped.reshape({-1})).view(index.sizes());
-}
+// -- nonzero as a tuple.
 
 // One 1-d tensor of indices per dim of t (a 0-d t counts as 1-d).
 std::vector<Tensor> nonzero_columns(const Tensor& t) {
@@ -89,9 +75,28 @@ void register_gathers(py::module_& m, TensorClass& cls) {
     return tessera::gather(t, dim, index);
   }, "dim"_a, "index"_a, ReleaseGil());
 
-  m.def("take", &take, "input"_a, "index"_a, ReleaseGil(),
-        "The flattened input at index (int64, negative from the end), in index's shape.");
-  cls.def("take", &take, "index"_a, ReleaseGil());
+  const char* take_doc =
+      "The flattened input at index (int64, negative from the end), in index's shape.";
+  m.def("take", [](const Tensor& t, const Tensor& index, Tensor* out) {
+    return tensor_or_out(out, [&] {
+      return out ? tessera::take_out(*out, t, index) : tessera::take(t, index);
+    });
+  }, "input"_a, "index"_a, py::kw_only(), "out"_a = py::none(), take_doc);
+  cls.def("take", [](const Tensor& t, const Tensor& index) { return tessera::take(t, index); },
+          "index"_a, ReleaseGil(), take_doc);
+
+  const char* put_doc = "input with its flattened elements at index (int64, negative from the "
+                        "end) set to source's, in order, or increased by them with accumulate.";
+  m.def("put", [](const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
+    return tessera::put(t, index, source, accumulate);
+  }, "input"_a, "index"_a, "source"_a, "accumulate"_a = false, ReleaseGil(), put_doc);
+  cls.def("put", [](const Tensor& t, const Tensor& index, const Tensor& source, bool accumulate) {
+    return tessera::put(t, index, source, accumulate);
+  }, "index"_a, "source"_a, "accumulate"_a = false, ReleaseGil(), put_doc);
+  cls.def("put_", [](Tensor& t, const Tensor& index, const Tensor& source,
+                     bool accumulate) -> Tensor& {
+    return tessera::put_(t, index, source, accumulate);
+  }, "index"_a, "source"_a, "accumulate"_a = false, ReleaseGil());
 }
 
 void register_scatters(py::module_& m, TensorClass& cls) {

@@ -137,6 +137,15 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar v
 Tensor& index_fill_(Tensor& self, int64_t dim, const Tensor& index, Scalar value);
 Tensor& index_fill_out(Tensor& out, const Tensor& self, int64_t dim, const Tensor& index,
                        Scalar value);
+// torch.take / Tensor.put_: self as its row-major flattening at index
+// (int64, any shape; negative entries count from the end). take's result
+// has index's shape. put_ writes source's elements (self's dtype, as many
+// as index has) in index order, adding them with accumulate (duplicates
+// then accumulate in order; without it the last write wins).
+Tensor take(const Tensor& self, const Tensor& index);
+Tensor& take_out(Tensor& out, const Tensor& self, const Tensor& index);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
+Tensor& put_(Tensor& self, const Tensor& index, const Tensor& source, bool accumulate = false);
 // self[indices] = values (indices: int64/int32 tensors for the leading dims,
 // broadcast together, or one bool mask); accumulate adds.
 Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,

@@ -228,6 +228,35 @@ def test_index_select_gather_take(device):
         x.index_select(3, dev(np.array([0]), device))
 
 
+def test_put(device):
+    # put writes the row-major flattening, also of a transposed tensor;
+    # duplicates accumulate in order, or the last write wins.
+    a = A.transpose(1, 0, 2)  # (3, 2, 4)
+    x = dev(A, device).transpose(0, 1)
+    index = np.array([[0, -1], [5, 5]])
+    source = np.array([[10.0, 20.0], [1.5, 2.5]], dtype=np.float32)
+    expected = a.copy()
+    np.put(expected, index, source)  # NumPy: the last of the repeats wins too
+    check(tessera.put(x, dev(index, device), dev(source, device)), expected)
+    expected = a.copy().reshape(-1)
+    np.add.at(expected, index.reshape(-1) % expected.size, source.reshape(-1))
+    check(x.put(dev(index, device), dev(source, device), accumulate=True), expected.reshape(a.shape))
+    check(x, a)  # the functional forms leave x alone
+    assert x.put_(dev(index, device), dev(source, device), accumulate=True) is x
+    check(x, expected.reshape(a.shape))
+    out = tessera.empty(0, device=device)
+    assert tessera.take(x, dev(index, device), out=out) is out
+    check(out, np.take(expected, index))
+    with pytest.raises(IndexError):
+        x.put_(dev(np.array([24]), device), dev(source[0, :1], device))
+    with pytest.raises(ValueError, match="same number of elements"):
+        x.put_(dev(np.array([1, 2]), device), dev(source[0, :1], device))
+    with pytest.raises(TypeError):
+        x.put_(dev(np.array([1]), device), dev(np.array([1], np.int32), device))
+    with pytest.raises(TypeError):
+        x.put_(dev(np.array([1], np.int32), device), dev(source[0, :1], device))
+
+
 def scatter_reference(base, dim, index, src, add):
     out = base.copy()
     for pos in np.ndindex(index.shape):

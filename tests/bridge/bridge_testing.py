@@ -31,6 +31,14 @@ def assert_fallback_at_most(allowed):
     assert not extra, f"unexpected CPU fallback for {sorted(extra)}"
 
 
+def assert_exact(got, want):
+    """got is a tessera tensor equal to the CPU tensor want, bit for bit
+    (NaN equal to NaN), with its dtype and shape."""
+    assert got.device.type == "tessera"
+    assert got.dtype == want.dtype and got.shape == want.shape
+    torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0, equal_nan=True)
+
+
 def random_tensor(shape, dtype, seed=0):
     """Reproducible values of every dtype: normal floats spread to about
     +-10, integers in [-50, 50) ([0, 50) for uint8), bools half true."""

@@ -44,7 +44,7 @@ SPECIAL = [
     "special.legendre_polynomial_p", "logit", "nan_to_num", "angle",
 ]
 COMPOSITE = ["trace", "addbmm", "count_nonzero", "nn.functional.channel_shuffle",
-             "take", "renorm", "nanmedian", "masked.median", "isin", "searchsorted", "bucketize",
+             "renorm", "nanmedian", "masked.median", "isin", "searchsorted", "bucketize",
              "nonzero_static", "repeat_interleave", "nn.functional.max_unpool1d",
              "nn.functional.max_unpool2d", "nn.functional.max_unpool3d",
              "nn.functional.max_unpool1d.grad", "nn.functional.max_unpool2d.grad", "unique",

@@ -88,6 +88,7 @@ SUPPORTED_OPS = [
     ("scatter_reduce", "amax"), ("scatter_reduce", "amin"),
     ("index_reduce", "prod"), ("index_reduce", "mean"), ("index_reduce", "amax"),
     ("index_reduce", "amin"),
+    ("take", ""), ("put", ""),
     ("masked_select", ""), ("nonzero", ""), ("argsort", ""), ("sort", ""), ("topk", ""),
 ]
 

@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch_tessera
 
+from bridge_testing import assert_exact as exact
 from bridge_testing import assert_no_fallback, every_device
 from bridge_testing import random_tensor as sample
 
@@ -32,12 +33,6 @@ def small_values(shape, dtype, seed):
     if dtype.is_floating_point:
         values = values + torch.rand(shape, generator=g).round(decimals=2)
     return values.to(dtype)
-
-
-def exact(got, want):
-    assert got.device.type == "tessera"
-    assert got.dtype == want.dtype and got.shape == want.shape
-    torch.testing.assert_close(got.cpu(), want, rtol=0, atol=0, equal_nan=True)
 
 
 @every_device

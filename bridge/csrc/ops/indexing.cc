@@ -1,8 +1,8 @@
 // Indexing ops along one dim or by mask: index_select, gather, scatter,
 // scatter_add, scatter_reduce, index_reduce, index_add, index_copy,
-// index_fill_, masked_fill_, masked_scatter, masked_select, nonzero; and
-// sort, argsort (aten's composite over sort) and topk. Advanced indexing
-// (x[idx]) is in advanced_indexing.cc.
+// index_fill_, take, put_, masked_fill_, masked_scatter, masked_select,
+// nonzero; and sort, argsort (aten's composite over sort) and topk.
+// Advanced indexing (x[idx]) is in advanced_indexing.cc.
 //
 // scatter_reduce, index_reduce and scatter's reduce= forms are the
 // runtime's scatter reductions (runtime/ops/indexing_scatter_reduce.cc).
@@ -306,6 +306,33 @@ at::Tensor& index_fill_tensor_(at::Tensor& self, int64_t dim, const at::Tensor& 
   return index_fill_(self, dim, index, value.item());
 }
 
+// -- take, put_: the runtime's reads and writes of self's flattening
+// (runtime/ops/indexing_take_put.cc).
+
+at::Tensor take(const at::Tensor& self, const at::Tensor& index) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "take");
+  const tessera::Tensor idx = to_runtime(index, "take");
+  return to_torch(call_runtime([&] { return tessera::take(src, idx); }));
+}
+
+at::Tensor& take_out(const at::Tensor& self, const at::Tensor& index, at::Tensor& out) {
+  const OpScope scope(self);
+  const tessera::Tensor src = to_runtime(self, "take");
+  const tessera::Tensor idx = to_runtime(index, "take");
+  return write_out(out, call_runtime([&] { return tessera::take(src, idx); }));
+}
+
+at::Tensor& put_(at::Tensor& self, const at::Tensor& index, const at::Tensor& source,
+                 bool accumulate) {
+  const OpScope scope(self);
+  tessera::Tensor dst = to_runtime(self, "put_");
+  const tessera::Tensor idx = to_runtime(index, "put_");
+  const tessera::Tensor src = to_runtime(source, "put_");
+  call_runtime([&] { tessera::put_(dst, idx, src, accumulate); });
+  return self;
+}
+
 at::Tensor& index_add_(at::Tensor& self, int64_t dim, const at::Tensor& index,
                        const at::Tensor& source, const c10::Scalar& alpha) {
   const OpScope scope(self);
@@ -475,6 +502,9 @@ TESSERA_ATEN_KERNELS(m) {
   m.impl("index_reduce", TORCH_FN(index_reduce));
   m.impl("index_reduce_", TORCH_FN(index_reduce_));
   m.impl("index_reduce.out", TORCH_FN(index_reduce_out));
+  m.impl("take", TORCH_FN(take));
+  m.impl("take.out", TORCH_FN(take_out));
+  m.impl("put_", TORCH_FN(put_));
   m.impl("index_add_", TORCH_FN(index_add_));
   m.impl("index_add", TORCH_FN(index_add));
   m.impl("index_add.out", TORCH_FN(index_add_out));

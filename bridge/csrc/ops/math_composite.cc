@@ -102,20 +102,6 @@ at::Tensor composite_channel_shuffle(const at::Tensor& self, int64_t groups) {
   return self.reshape(split).transpose(1, 2).contiguous().reshape(self.sizes());
 }
 
-// self.flatten()[index], negative indices counting from the end.
-at::Tensor composite_take(const at::Tensor& self, const at::Tensor& index) {
-  TORCH_CHECK(index.scalar_type() == at::kLong, "take: expected a long index, got ",
-              index.scalar_type());
-  const int64_t n = self.numel();
-  TORCH_CHECK(n > 0 || index.numel() == 0, "take: cannot take from an empty tensor (index of ",
-              "shape ", index.sizes(), ")");
-  if (index.numel() == 0) return at::empty(index.sizes(), self.options());
-  const at::Tensor flat = index.reshape(-1);
-  const bool in_range = ((flat >= -n) & (flat < n)).all().item<bool>();
-  TORCH_CHECK(in_range, "take: index out of range for a tensor of ", n, " elements");
-  return self.reshape(-1).index_select(0, at::remainder(flat, n)).view(index.sizes());
-}
-
 // Each slice along dim scaled to p-norm maxnorm when its norm exceeds it.
 at::Tensor& composite_renorm_out(const at::Tensor& self, const c10::Scalar& p, int64_t dim,
                        const c10::Scalar& maxnorm, at::Tensor& out) {
@@ -409,7 +395,6 @@ TESSERA_ATEN_KERNELS(m) {
   m.impl("logspace.out", TORCH_FN(composite_logspace_out));
   m.impl("count_nonzero.dim_IntList", TORCH_FN(composite_count_nonzero));
   m.impl("channel_shuffle", TORCH_FN(composite_channel_shuffle));
-  m.impl("take", TORCH_FN(composite_take));
   m.impl("renorm.out", TORCH_FN(composite_renorm_out));
   m.impl("nanmedian.dim", TORCH_FN(composite_nanmedian_dim));
   m.impl("nanmedian.dim_values", TORCH_FN(composite_nanmedian_dim_out));
