@@ -29,10 +29,6 @@ std::optional<int64_t> padding_of(int64_t padding_idx) {
   return padding_idx;
 }
 
-tessera::Tensor optional_runtime(const std::optional<at::Tensor>& t, const char* op) {
-  return present(t) ? to_runtime(*t, op) : tessera::Tensor();
-}
-
 BagResults embedding_bag(const at::Tensor& weight, const at::Tensor& indices,
                          const at::Tensor& offsets, bool /*scale_grad_by_freq*/, int64_t mode,
                          bool /*sparse*/, const std::optional<at::Tensor>& per_sample_weights,
@@ -42,7 +38,7 @@ BagResults embedding_bag(const at::Tensor& weight, const at::Tensor& indices,
   const tessera::Tensor w = to_runtime(weight, op);
   const tessera::Tensor idx = to_runtime(indices, op);
   const tessera::Tensor off = to_runtime(offsets, op);
-  const tessera::Tensor sample_weights = optional_runtime(per_sample_weights, op);
+  const tessera::Tensor sample_weights = to_runtime(per_sample_weights, op).value_or(tessera::Tensor());
   const tessera::EmbeddingBagResult r = call_runtime([&] {
     return tessera::embedding_bag(w, idx, off, bag_mode(op, mode), sample_weights,
                                   include_last_offset, padding_of(padding_idx));
@@ -64,7 +60,7 @@ at::Tensor embedding_bag_dense_backward(const at::Tensor& grad, const at::Tensor
   const tessera::Tensor bags = to_runtime(offset2bag, op);
   const tessera::Tensor sizes = to_runtime(bag_size, op);
   const tessera::Tensor maxima = to_runtime(maximum_indices, op);
-  const tessera::Tensor sample_weights = optional_runtime(per_sample_weights, op);
+  const tessera::Tensor sample_weights = to_runtime(per_sample_weights, op).value_or(tessera::Tensor());
   return to_torch(call_runtime([&] {
     return tessera::embedding_bag_dense_backward(g, idx, bags, sizes, maxima, num_weights,
                                                  scale_grad_by_freq, bag_mode(op, mode),
