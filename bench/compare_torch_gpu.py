@@ -150,7 +150,12 @@ def run_torch(device):
     return results, torch.__version__, torch.cuda.get_device_name(device)
 
 
-def compare(ours, theirs):
+def compare(ours, theirs, torch_goals=None, memcpy_goals=None, latency_goal_us=LATENCY_GOAL_US):
+    """The table's rows for one device's ops_bench JSON (ours) against torch's
+    results by name (theirs), judged by the given goals (default: the CUDA
+    device's)."""
+    torch_goals = TORCH_GOALS if torch_goals is None else torch_goals
+    memcpy_goals = MEMCPY_GOALS if memcpy_goals is None else memcpy_goals
     by_name = {r["name"]: r for r in ours["results"]}
     copies = [r for n, r in by_name.items() if n.startswith("memcpy") and r["status"] == "ok"]
     best_copy = max(copies, key=lambda r: r["throughput"]) if copies else None
@@ -162,7 +167,7 @@ def compare(ours, theirs):
         rows.append(dict(benchmark=f"{name} (copy_)", shape=(mine or {}).get("shape", ""),
                          tessera=compare_torch.fmt_side(mine), torch=compare_torch.fmt_side(ref),
                          ratio=ratio, goal=None, status="info"))
-    for name, goal in TORCH_GOALS.items():
+    for name, goal in torch_goals.items():
         mine, ref = by_name.get(name), theirs.get(name)
         row = dict(benchmark=name, shape=(mine or {}).get("shape", ""),
                    tessera=compare_torch.fmt_side(mine), torch=compare_torch.fmt_side(ref),
@@ -179,13 +184,13 @@ def compare(ours, theirs):
         if name == "add_latency_1" and row["ratio"] is not None:
             us, torch_us = mine["seconds"] * 1e6, ref["seconds"] * 1e6
             row["tessera"], row["torch"] = f"{us:.2f} us/op", f"{torch_us:.2f} us/op"
-            row["goal"] = f"<= {LATENCY_GOAL_US} us"
-            row["status"] = "ok" if us <= LATENCY_GOAL_US else "MISS"
+            row["goal"] = f"<= {latency_goal_us} us"
+            row["status"] = "ok" if us <= latency_goal_us else "MISS"
         rows.append(row)
-        if name in MEMCPY_GOALS:
+        if name in memcpy_goals:
             mrow = dict(benchmark=f"{name} vs copy", shape=row["shape"], tessera=row["tessera"],
                         torch="copy " + compare_torch.fmt_side(best_copy), ratio=None,
-                        goal=MEMCPY_GOALS[name])
+                        goal=memcpy_goals[name])
             if row["status"] in ("ERROR", "n/a") or best_copy is None:
                 mrow["status"] = "n/a"
             else:

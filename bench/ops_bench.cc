@@ -7,7 +7,8 @@
 // (the CUDA issue's shapes: 16M and 256M elements, [8192, 8192] and
 // [32768, 1024] rows, 4096 GEMMs in f32, TF32, f16 and bf16, a ResNet
 // convolution at batch 32, and the latency of a 1-element add), the
-// default for the CUDA device. `--suite` picks one explicitly.
+// default for the CUDA device. `--suite` picks one explicitly; `--only
+// TEXT` runs the benchmarks whose names contain TEXT.
 // bench/compare_torch.py times the cpu suite against torch on the CPU,
 // bench/compare_torch_gpu.py the gpu suite against torch.cuda.
 //
@@ -50,8 +51,10 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <oneapi/tbb/global_control.h>
@@ -224,11 +227,33 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
+// `--only TEXT`: the benchmarks whose names contain TEXT, alone (a kernel
+// author's loop); empty runs them all.
+std::string& only_filter() {
+  static std::string filter;
+  return filter;
+}
+
+bool selected(std::string_view name) {
+  return only_filter().empty() || name.find(only_filter()) != std::string_view::npos;
+}
+
+// Whether a block of benchmarks (these names) has one to run: its inputs
+// are made only then.
+bool any_selected(std::initializer_list<std::string_view> names) {
+  return std::any_of(names.begin(), names.end(), selected);
+}
+
 // Runs one benchmark; an exception from the op becomes an "error" result so
-// that the others still run (the caller's exit status reports it).
+// that the others still run (the caller's exit status reports it). One that
+// --only leaves out is "skipped", and not reported.
 Result run_bench(std::string name, std::string op, std::string shape, std::string unit,
                  double work, const std::optional<OpCall>& call) {
   Result r{std::move(name), std::move(op), std::move(shape), std::move(unit), work, "", "", {}};
+  if (!selected(r.name)) {
+    r.status = "skipped";
+    return r;
+  }
   if (!call) {
     r.status = "not available";
     r.error = "tessera::" + r.op.substr(0, r.op.find('(')) + " is not declared in ops.h";
@@ -306,6 +331,7 @@ Tensor input(const Shape& sizes) {
 
 // A device's memcpy: one device-to-device copy_ of n floats.
 Result device_copy_bench(int64_t n) {
+  if (!selected("memcpy_device")) return run_bench("memcpy_device", "", "", "", 0, std::nullopt);
   const Tensor src = input({n});
   Tensor dst = empty({n}, TensorOptions(DType::kF32, bench_device()));
   return run_bench("memcpy_device", "dst.copy_(src)", shape_str({n}), "GB/s", 2.0 * 4.0 * n,
@@ -392,6 +418,7 @@ std::vector<Result> gpu_op_benches() {
   std::vector<Result> out;
   for (int64_t n : {int64_t{1} << 24, int64_t{1} << 28}) {
     const std::string tag = n == (int64_t{1} << 24) ? "16M" : "256M";
+    if (!any_selected({"memcpy_device_" + tag, "add_f32_" + tag, "mul_f32_" + tag})) continue;
     const Tensor a = input({n}), b = input({n});
     const double bytes = 3.0 * 4.0 * static_cast<double>(n);
     if (n == (int64_t{1} << 28)) {  // the roofline at the larger size
@@ -410,8 +437,12 @@ std::vector<Result> gpu_op_benches() {
   for (const Shape& shape : {Shape{8192, 8192}, Shape{32768, 1024}}) {
     const int64_t rows = shape[0], cols = shape[1];
     const double elems = static_cast<double>(rows) * cols;
-    const Tensor x = input(shape), weight = input({cols}), bias = input({cols});
     const std::string tag = std::to_string(rows) + "x" + std::to_string(cols);
+    if (!any_selected({"sum_f32_" + tag, "sum_dim1_f32_" + tag, "softmax_f32_" + tag,
+                       "layer_norm_f32_" + tag})) {
+      continue;
+    }
+    const Tensor x = input(shape), weight = input({cols}), bias = input({cols});
     if (rows == 8192) {
       out.push_back(run_bench("sum_f32_" + tag, "sum(x)", shape_str(shape), "GB/s",
                               4.0 * elems, OpCall([&] { return sum(x); })));
@@ -424,7 +455,8 @@ std::vector<Result> gpu_op_benches() {
                             shape_str(shape), "GB/s", 8.0 * elems + 8.0 * cols,
                             layer_norm_call(x, weight, bias)));
   }
-  {  // Square GEMMs at 4096: f32 (TF32 off, then on), f16, bf16.
+  if (any_selected({"matmul_f32_4096", "matmul_tf32_4096", "matmul_f16_4096",
+                    "matmul_bf16_4096"})) {  // Square GEMMs at 4096: f32 (TF32 off, then on), f16, bf16.
     const int64_t n = 4096;
     const double flops = 2.0 * static_cast<double>(n) * n * n;
     const std::string shape = shape_str({n, n}) + " @ " + shape_str({n, n});
@@ -444,7 +476,7 @@ std::vector<Result> gpu_op_benches() {
                               flops, OpCall([&] { return matmul(ah, bh); })));
     }
   }
-  {  // ResNet-50's 3x3 layer of stage 1 at batch 32.
+  if (selected("conv2d_f32_resnet_b32")) {  // ResNet-50's 3x3 layer of stage 1 at batch 32.
     const int64_t N = 32, C = 64, K = 64, H = 56, W = 56, R = 3, S = 3;
     const Tensor x = input({N, C, H, W}), weight = input({K, C, R, S}), bias = input({K});
     const double flops = 2.0 * N * K * C * R * S * H * W;
@@ -452,7 +484,8 @@ std::vector<Result> gpu_op_benches() {
                             shape_str({N, C, H, W}) + " * " + shape_str({K, C, R, S}), "GFLOP/s",
                             flops, conv2d_call(x, weight, bias)));
   }
-  {  // Host<->device over pinned memory with non_blocking: the bus's bandwidth.
+  if (any_selected({"copy_h2d_pinned_64M", "copy_d2h_pinned_64M"})) {
+    // Host<->device over pinned memory with non_blocking: the bus's bandwidth.
     const int64_t n = int64_t{1} << 24;  // 64 MiB
     Tensor pinned = empty_pinned({n}, DType::kF32);
     pinned.copy_(input({n}));
@@ -564,6 +597,7 @@ int run(const std::string& device_text, std::string suite) {
     for (Result& r : op_benches()) results.push_back(std::move(r));
   }
 
+  std::erase_if(results, [](const Result& r) { return r.status == "skipped"; });
   std::string json = to_json(props.name, threads, results);
   json.insert(1, "\"device_id\": \"" + json_escape(bench_device().to_string()) +
                      "\", \"suite\": \"" + suite + "\", \"status\": \"ok\", ");
@@ -592,9 +626,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "ops_bench: --suite is cpu or gpu, not '%s'\n", suite.c_str());
         return 2;
       }
+    } else if (arg == "--only" && i + 1 < argc) {
+      tessera::only_filter() = argv[++i];
     } else {
       std::fprintf(stderr,
-                   "usage: ops_bench [--device cpu|vulkan:0|cuda:0|...] [--suite cpu|gpu]\n");
+                   "usage: ops_bench [--device cpu|vulkan:0|cuda:0|...] [--suite cpu|gpu] "
+                   "[--only TEXT]\n");
       return 2;
     }
   }

@@ -317,6 +317,30 @@ TEST_CASE("vulkan: work enqueued on a stream runs in order", "[vulkan][stream]")
   synchronize(gpu());
 }
 
+// Dense same-dtype copies: whole 16-byte quads through shaders/copy_quads.comp
+// where shader copies are on (GPUs, and vulkan_device_staged_copies_test),
+// vkCmdCopyBuffer for the rest (odd sizes, offsets not 16-byte aligned).
+TEST_CASE("vulkan: dense copies of every size and alignment", "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{17}, int64_t{4096},
+                    int64_t{1000000}, int64_t{1000003}}) {
+    for (int64_t offset : {int64_t{0}, int64_t{1}, int64_t{4}}) {
+      INFO("n " << n << ", offset " << offset);
+      Tensor host = arange(0, static_cast<double>(n + offset), 1, TensorOptions(DType::kI32));
+      Tensor src = host.to(gpu()).narrow(0, offset, n);
+      Tensor dst = zeros({n + offset}, TensorOptions(DType::kI32, gpu())).narrow(0, offset, n);
+      dst.copy_(src);
+      const std::vector<double> got = host_values(dst);
+      std::vector<double> want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) want[static_cast<size_t>(i)] = static_cast<double>(i + offset);
+      CHECK(got == want);
+      CHECK(host_values(src.clone()) == want);
+    }
+  }
+  CHECK(fallback_count("copy") == 0);
+}
+
 TEST_CASE("vulkan: fill, copy and f32 binary run natively", "[vulkan][kernels]") {
   REQUIRE_VULKAN();
   const auto ops = KernelRegistry::instance().ops_for(DeviceType::from_name("vulkan"));

@@ -14,7 +14,10 @@
 //   grad_input   dcol[Cin*kk, ...]  = W^T @ dy, then folded back (col2im)
 //                by gathering, for each input pixel, every column entry
 //                that read it: a fixed order, no atomics.
-// Chunks of images keep the column buffer under kColumnBytes.
+// Chunks of images keep the column buffer under column_bytes(), so that
+// a chunk's columns can stay in L2 between the unfold and the GEMM.
+#include <cstdlib>
+
 #include "devices/cuda/kernels/device_types.cuh"
 #include "devices/cuda/kernels/gemm.h"
 #include "devices/cuda/kernels/kernels.h"
@@ -25,8 +28,22 @@
 namespace tessera::cuda {
 namespace {
 
-// Column buffers of at most this size (a chunk is at least one image).
+// Column buffers of at most this size (a chunk is at least one image);
+// TESSERA_CUDA_CONV_COLUMN_BYTES overrides it, to tune on a new GPU.
 constexpr int64_t kColumnBytes = int64_t{256} << 20;
+
+int64_t column_bytes() {
+  static const int64_t bytes = [] {
+    const char* env = std::getenv("TESSERA_CUDA_CONV_COLUMN_BYTES");
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const long long b = std::strtoll(env, &end, 10);
+      if (end != env && *end == '\0' && b > 0) return static_cast<int64_t>(b);
+    }
+    return kColumnBytes;
+  }();
+  return bytes;
+}
 
 struct Geometry {
   int64_t n, cin, h, w, cout, cin_g, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, groups;
@@ -117,7 +134,7 @@ __global__ void col2im_gpu(T* grad_input, Strides4 s, const T* col, Geometry g, 
 
 int64_t images_per_chunk(const Geometry& g, size_t itemsize) {
   const int64_t per_image = g.cin * g.kk() * g.hw_out() * static_cast<int64_t>(itemsize);
-  return std::clamp<int64_t>(kColumnBytes / std::max<int64_t>(per_image, 1), 1, std::max<int64_t>(g.n, 1));
+  return std::clamp<int64_t>(column_bytes() / std::max<int64_t>(per_image, 1), 1, std::max<int64_t>(g.n, 1));
 }
 
 // Columns for images [n0, n0 + nb) in the given layout.

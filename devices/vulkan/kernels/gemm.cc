@@ -20,7 +20,7 @@ uint32_t row_sets(const GemmProblem& pr) { return pr.m <= 64 ? 1 : 2; }
 
 bool is_subgroup(GemmVariant variant) {
   return variant == GemmVariant::kSubgroupF32 || variant == GemmVariant::kSubgroupF16 ||
-         variant == GemmVariant::kSubgroupInt;
+         variant == GemmVariant::kSubgroupBF16 || variant == GemmVariant::kSubgroupInt;
 }
 
 Tile tile_of(GemmVariant variant, const GemmProblem& pr) {
@@ -38,8 +38,10 @@ const char* shader_of(GemmVariant variant, DType dtype) {
   }
   switch (variant) {
     case GemmVariant::kTiledF16: return "gemm_f16";
+    case GemmVariant::kTiledBF16: return "gemm_bf16";
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
     case GemmVariant::kSubgroupF16: return "gemm_subgroup_f16";
+    case GemmVariant::kSubgroupBF16: return "gemm_subgroup_bf16";
     default: return "gemm_f32";
   }
 }
@@ -84,6 +86,8 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
     variant = subgroup ? GemmVariant::kSubgroupF32 : GemmVariant::kTiledF32;
   } else if (pr.dtype == DType::kF16 && info.shader_f16) {
     variant = subgroup ? GemmVariant::kSubgroupF16 : GemmVariant::kTiledF16;
+  } else if (pr.dtype == DType::kBF16 && vulkan_context_of(ctx).has_sized_shader_types()) {
+    variant = subgroup ? GemmVariant::kSubgroupBF16 : GemmVariant::kTiledBF16;
   } else if (subgroup && (pr.dtype == DType::kI32 ||
                           ((pr.dtype == DType::kI16 || pr.dtype == DType::kI8 ||
                             pr.dtype == DType::kU8) &&

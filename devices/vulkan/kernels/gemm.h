@@ -6,7 +6,7 @@
 // where every non-uniform load is a loop over the lanes) run
 // shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
 // and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
-// f16 (f32 sums) likewise where the device has 16-bit storage; int32,
+// f16 and bf16 (f32 sums) likewise where the device has 16-bit storage; int32,
 // int16, int8 and uint8 (wrapping int32 sums) only on the subgroup shader. A
 // cooperative-matrix variant (VK_KHR_cooperative_matrix, absent from
 // lavapipe 22.3) would be one more GemmVariant picked there.
@@ -39,8 +39,10 @@ enum class GemmVariant {
   kNone,       // this device cannot run it: the caller stages through the host
   kTiledF32,   // shaders/gemm_f32.comp
   kTiledF16,   // shaders/gemm_f16.comp (f16 storage, f32 sums)
+  kTiledBF16,  // shaders/gemm_bf16.comp (bf16 storage, f32 sums)
   kSubgroupF32,  // shaders/gemm_subgroup_f32.comp: 8-wide subgroups (llvmpipe)
   kSubgroupF16,  // shaders/gemm_subgroup_f16.comp (f16 storage, f32 sums)
+  kSubgroupBF16,  // shaders/gemm_subgroup_bf16.comp (bf16 storage, f32 sums)
   kSubgroupInt,  // shaders/gemm_subgroup_{i32,i16,i8,u8}.comp (wrapping int32 sums)
 };
 

@@ -4,7 +4,7 @@
 // (llvmpipe: each non-uniform load there is a loop over the lanes, so
 // loads, not multiply-adds, bound a GEMM). Same parameters and result as
 // gemm_tiled.glsl. The includer defines ELEM and ELEM_BUFFER (and may
-// define STORE_C) as for gemm_tiled.glsl, and may define ACC / ACC4
+// define STORE_C and LOAD_F) as for gemm_tiled.glsl, and may define ACC / ACC4
 // (default float / vec4), the sum's type: int / ivec4 for the integer
 // shaders (which also define ACC_IS_INT for the signed 8/16-bit views),
 // whose 32-bit sums wrap and so give the low bits of the CPU's int64 sums
@@ -28,6 +28,9 @@
 
 #ifndef STORE_C
 #define STORE_C(index, value) ELEM_BUFFER(p.c_addr).v[index] = ELEM(value)
+#endif
+#ifndef LOAD_F
+#define LOAD_F(addr, index) ELEM_BUFFER(addr).v[index]
 #endif
 
 layout(local_size_x = 64) in;
@@ -75,10 +78,10 @@ void main() {
     const int bk = kk * p.b_row_stride;
     ACC4 b;
     [[unroll]] for (int j = 0; j < 4; ++j) {
-      b[j] = col_ok[j] ? ACC(ELEM_BUFFER(p.b_addr).v[b_col[j] + bk]) : ACC(0);
+      b[j] = col_ok[j] ? ACC(LOAD_F(p.b_addr, b_col[j] + bk)) : ACC(0);
     }
     [[unroll]] for (uint s = 0; s < kSets; ++s) {
-      const ACC a = row_ok[s] ? ACC(ELEM_BUFFER(p.a_addr).v[a_at[s] + kk * p.a_col_stride]) : ACC(0);
+      const ACC a = row_ok[s] ? ACC(LOAD_F(p.a_addr, a_at[s] + kk * p.a_col_stride)) : ACC(0);
       [[unroll]] for (uint r = 0; r < kLanes; ++r) acc[s * kLanes + r] += subgroupShuffle(a, r) * b;
     }
   }
@@ -88,13 +91,13 @@ void main() {
     const uint row = row0 + r;
     if (row >= p.m) break;
     const ACC bias = (p.flags & kRowBias) != 0
-                         ? ACC(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
+                         ? ACC(LOAD_F(p.bias_addr, int(row) * p.bias_stride))
                          : ACC(0);
     [[unroll]] for (int j = 0; j < 4; ++j) {
       if (!col_ok[j]) break;
       const int at = c_base + int(row) * p.c_row_stride + int(col0 + j) * p.c_col_stride;
       ACC v = acc[r][j] + bias;
-      if ((p.flags & kAccumulate) != 0) v += ACC(ELEM_BUFFER(p.c_addr).v[at]);
+      if ((p.flags & kAccumulate) != 0) v += ACC(LOAD_F(p.c_addr, at));
       STORE_C(at, v);
     }
   }

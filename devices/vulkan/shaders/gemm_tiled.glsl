@@ -5,7 +5,9 @@
 // 0) operands need no copy. The includer defines ELEM (the storage type,
 // float or float16_t) and ELEM_BUFFER (its buffers.glsl view); sums are
 // f32 either way. It may define STORE_C(index, value), the store of a sum
-// into C (default: ELEM_BUFFER's element = ELEM(value)).
+// into C (default: ELEM_BUFFER's element = ELEM(value)), and
+// LOAD_F(addr, index), an operand's element as a float (default:
+// float(ELEM_BUFFER(addr).v[index]); bf16 widens its bits).
 //
 // Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
 // invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
@@ -21,6 +23,9 @@
 
 #ifndef STORE_C
 #define STORE_C(index, value) ELEM_BUFFER(p.c_addr).v[index] = ELEM(value)
+#endif
+#ifndef LOAD_F
+#define LOAD_F(addr, index) float(ELEM_BUFFER(addr).v[index])
 #endif
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -64,13 +69,11 @@ void main() {
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint row = row0 + 4 * a_quad + i;
       if (row < p.m && ak < p.k) {
-        av[i] = float(ELEM_BUFFER(p.a_addr).v[a_base + int(row) * p.a_row_stride +
-                                              int(ak) * p.a_col_stride]);
+        av[i] = LOAD_F(p.a_addr, a_base + int(row) * p.a_row_stride + int(ak) * p.a_col_stride);
       }
       const uint col = col0 + 4 * b_quad + i;
       if (bk < p.k && col < p.n) {
-        bv[i] = float(ELEM_BUFFER(p.b_addr).v[b_base + int(bk) * p.b_row_stride +
-                                              int(col) * p.b_col_stride]);
+        bv[i] = LOAD_F(p.b_addr, b_base + int(bk) * p.b_row_stride + int(col) * p.b_col_stride);
       }
     }
     a_tile[a_k][a_quad] = av;
@@ -93,14 +96,14 @@ void main() {
     const uint row = row0 + 4 * ty + i;
     if (row >= p.m) break;
     const float bias = (p.flags & kRowBias) != 0
-                           ? float(ELEM_BUFFER(p.bias_addr).v[int(row) * p.bias_stride])
+                           ? LOAD_F(p.bias_addr, int(row) * p.bias_stride)
                            : 0.0;
     for (int j = 0; j < 4; ++j) {
       const uint col = col0 + 4 * tx + j;
       if (col >= p.n) break;
       const int at = c_base + int(row) * p.c_row_stride + int(col) * p.c_col_stride;
       float v = acc[i][j] + bias;
-      if ((p.flags & kAccumulate) != 0) v += float(ELEM_BUFFER(p.c_addr).v[at]);
+      if ((p.flags & kAccumulate) != 0) v += LOAD_F(p.c_addr, at);
       STORE_C(at, v);
     }
   }
