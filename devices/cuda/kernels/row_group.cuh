@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include "devices/cuda/kernels/device_math.cuh"
@@ -20,6 +21,25 @@ namespace tessera::cuda {
 inline constexpr int64_t kWarpRowMax = 1024;  // rows up to this long get a warp
 inline constexpr int kLongRowThreads = 1024;  // threads for rows of kLongRowMin or more
 inline constexpr int64_t kLongRowMin = 8192;  // (shorter long rows get kBlockSize)
+
+// The threads a block gives a row of kLongRowMin or more: kLongRowThreads,
+// or TESSERA_CUDA_LONG_ROW_THREADS (a multiple of 32 from 64 to
+// kLongRowThreads), to tune on a new GPU (fewer threads hold more of the
+// row each and reduce over fewer warps).
+inline int long_row_threads() {
+  static const int threads = [] {
+    const char* env = std::getenv("TESSERA_CUDA_LONG_ROW_THREADS");
+    if (env != nullptr && *env != '\0') {
+      char* end = nullptr;
+      const long t = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && t >= 64 && t <= kLongRowThreads && t % 32 == 0) {
+        return static_cast<int>(t);
+      }
+    }
+    return kLongRowThreads;
+  }();
+  return threads;
+}
 
 template <typename C>
 struct Add {
@@ -83,7 +103,7 @@ void launch_rows(const KernelContext& ctx, const char* name, int64_t rows, int64
   if (n <= kWarpRowMax) {
     launch(std::false_type{}, grid_for(rows, kBlockSize / 32), kBlockSize, stream);
   } else {
-    launch(std::true_type{}, grid_for(rows, 1), n >= kLongRowMin ? kLongRowThreads : kBlockSize,
+    launch(std::true_type{}, grid_for(rows, 1), n >= kLongRowMin ? long_row_threads() : kBlockSize,
            stream);
   }
   after_launch(ctx, name);

@@ -112,7 +112,7 @@ void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& 
     return;
   }
   const int64_t m = x.numel() / n;
-  const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n, 3, 2);
+  const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n, 3, 2, /*cached=*/true);
   if (!teams.fits) {
     run_on_host<kernels::LayerNorm>(ctx, rms, out, mean, rstd, x, weight, bias, norm_dims, eps);
     return;

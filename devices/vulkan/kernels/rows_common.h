@@ -97,13 +97,22 @@ struct RowTeams {
 inline constexpr int64_t kSubgroupRowMax = 1024;
 inline constexpr int64_t kMinSubgroupRowGroups = 64;
 
+// The values per invocation that softmax's and layer_norm's forward keep in
+// registers (kCachedValues in shaders/softmax.glsl and layer_norm.glsl):
+// a row that fits is read from memory once.
+inline constexpr int64_t kRowCachedValues = 32;
+
 // The teams for `rows` rows of n elements, each row read in `passes` loops
-// with `reductions` team reductions. Subgroup rows need subgroup
-// arithmetic; on llvmpipe they are always taken: it runs a work group's
-// invocations as loops on one thread, each barrier a coroutine switch, and
-// a work group per 1100-element row was 10x slower than a subgroup per row.
+// with `reductions` team reductions. `cached`: the shader keeps rows of up
+// to kRowCachedValues per invocation in registers; on GPUs a row then gets
+// the smallest team that holds it (a subgroup, else the work group), since
+// reading it once matters more there than a work-group team's barriers.
+// Subgroup rows need subgroup arithmetic; on llvmpipe they are always
+// taken: it runs a work group's invocations as loops on one thread, each
+// barrier a coroutine switch, and a work group per 1100-element row was 10x
+// slower than a subgroup per row.
 inline RowTeams row_teams(const KernelContext& ctx, const std::string& base, int64_t rows,
-                          int64_t n, int passes, int reductions) {
+                          int64_t n, int passes, int reductions, bool cached = false) {
   VulkanContext& context = vulkan_context_of(ctx);
   const VulkanDeviceInfo& info = context.info();
   const int64_t wg = context.pipelines().workgroup_size();
@@ -129,6 +138,10 @@ inline RowTeams row_teams(const KernelContext& ctx, const std::string& base, int
   if (wg % info.subgroup_size != 0) return per_group;
   const RowTeams per_subgroup = make(true, true);
   const bool cpu_driver = info.driver == "llvmpipe";
+  if (cached && !cpu_driver) {
+    if (n <= info.subgroup_size * kRowCachedValues && per_subgroup.fits) return per_subgroup;
+    if (n <= wg * kRowCachedValues && per_group.fits) return per_group;
+  }
   const bool prefer = cpu_driver || n <= kSubgroupRowMax ||
                       ceil_div(rows, wg / info.subgroup_size) >= kMinSubgroupRowGroups;
   return prefer && per_subgroup.fits ? per_subgroup : per_group;

@@ -51,7 +51,8 @@ bool launch_rows(const KernelContext& ctx, SoftmaxMode mode, const Tensor& out, 
                  const Tensor& b, int64_t n) {
   const int64_t rows = a.numel() / n;
   const int passes = is_backward(mode) ? 2 : 3, reductions = is_backward(mode) ? 1 : 2;
-  const rows::RowTeams teams = rows::row_teams(ctx, "softmax", rows, n, passes, reductions);
+  const rows::RowTeams teams =
+      rows::row_teams(ctx, "softmax", rows, n, passes, reductions, /*cached=*/!is_backward(mode));
   if (!teams.fits) return false;
   SoftmaxRowParams p{rows::address(out), rows::address(a), rows::address(b),
                      static_cast<uint32_t>(rows), static_cast<uint32_t>(n)};

@@ -11,6 +11,9 @@
 //           sum(gw * xh) / n) (no sum(gw) / n term for rms).
 // kHalf: the storage kind (0 f32, 1 f16, 8 bf16) of x, y, grad and weight / bias; kStatHalf: mean
 // and rstd (f16 or bf16 for layer_norm of those; rms_norm keeps f32 statistics).
+// The forward of a row of at most kCachedValues values per invocation reads
+// x once (forward_cached).
+#extension GL_EXT_control_flow_attributes : require
 #include "element_kinds.glsl"
 #include "rows.glsl"
 
@@ -78,6 +81,54 @@ void forward(uint row, uint lane, uint step) {
   }
 }
 
+// kRowCachedValues in kernels/rows_common.h.
+const uint kCachedValues = 32;
+
+// forward() for rows of at most step * kCachedValues: each invocation keeps
+// its share of x in registers (the loops unroll), so x is read once instead
+// of three times; the sums run in forward()'s order (the same bits).
+void forward_cached(uint row, uint lane, uint step) {
+  const uint base = row * p.n;
+  const float n = float(p.n);
+  float x[kCachedValues];
+  [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+    const uint i = lane + c * step;
+    x[c] = i < p.n ? load(p.x_addr, base + i) : 0.0;
+  }
+  float mean = 0.0;
+  if (kRms == 0) {
+    float s = 0.0;
+    [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+      if (lane + c * step < p.n) s += x[c];
+    }
+    mean = team_sum(vec2(s, 0.0)).x / n;
+  }
+  float q = 0.0;
+  [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+    if (lane + c * step < p.n) {
+      const float d = x[c] - mean;
+      q += d * d;
+    }
+  }
+  const float var = team_sum(vec2(q, 0.0)).x / n;
+  const float rstd = 1.0 / sqrt(var + p.eps);
+  if (lane == 0) {
+    if (kRms == 0) store_stat(p.mean_addr, row, mean);
+    store_stat(p.rstd_addr, row, rstd);
+  }
+  const bool has_weight = p.weight_addr != uvec2(0);
+  const bool has_bias = kRms == 0 && p.bias_addr != uvec2(0);
+  [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+    const uint i = lane + c * step;
+    if (i < p.n) {
+      float y = (x[c] - mean) * rstd;
+      if (has_weight) y *= load(p.weight_addr, i);
+      if (has_bias) y += load(p.bias_addr, i);
+      store_out(base + i, y);
+    }
+  }
+}
+
 void backward(uint row, uint lane, uint step) {
   const uint base = row * p.n;
   const float mean = kRms != 0 ? 0.0 : load_stat(p.mean_addr, row);
@@ -105,7 +156,11 @@ void main() {
   const uint step = team_size();
   for (uint row = team_index(); row < p.rows; row += team_count()) {
     if (kMode == 0) {
-      forward(row, lane, step);
+      if (p.n <= step * kCachedValues) {
+        forward_cached(row, lane, step);
+      } else {
+        forward(row, lane, step);
+      }
     } else {
       backward(row, lane, step);
     }

@@ -8,6 +8,9 @@
 //         2 softmax backward:      grad_in = y * (g - sum(g * y))
 //         3 log_softmax backward:  grad_in = g - exp(y) * sum(g)
 // A NaN in a row makes the row NaN (the max is NaN), as on the CPU.
+// The forward of a row of at most kCachedValues values per invocation reads
+// it once (forward_cached).
+#extension GL_EXT_control_flow_attributes : require
 #include "element_kinds.glsl"
 #include "float_math.glsl"
 #include "rows.glsl"
@@ -56,6 +59,47 @@ void forward(uint base, uint lane, uint step) {
   }
 }
 
+// kRowCachedValues in kernels/rows_common.h.
+const uint kCachedValues = 32;
+
+// forward() for rows of at most step * kCachedValues: each invocation keeps
+// its share of the row in registers (the loops unroll), so the row is read
+// once instead of three times; sums and maxima run in forward()'s order, so
+// the results are the same bits.
+void forward_cached(uint base, uint lane, uint step) {
+  float x[kCachedValues];
+  vec2 max_nan = vec2(-kInf, 0.0);
+  [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+    const uint i = lane + c * step;
+    x[c] = i < p.n ? load(p.a_addr, base + i) : -kInf;
+    if (is_nan(x[c])) {
+      max_nan.y = 1.0;
+    } else {
+      max_nan.x = max(max_nan.x, x[c]);
+    }
+  }
+  max_nan = team_max(max_nan);
+  const float m = max_nan.y != 0.0 ? kNaN : max_nan.x;
+  float s = 0.0;
+  [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+    if (lane + c * step < p.n) s += c_exp(x[c] - m);
+  }
+  s = team_sum(vec2(s, 0.0)).x;
+  if (kMode == 1) {
+    const float lse = m + c_log(s);
+    [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+      const uint i = lane + c * step;
+      if (i < p.n) store(base + i, x[c] - lse);
+    }
+  } else {
+    const float inv = 1.0 / s;
+    [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
+      const uint i = lane + c * step;
+      if (i < p.n) store(base + i, c_exp(x[c] - m) * inv);
+    }
+  }
+}
+
 void backward(uint base, uint lane, uint step) {
   float s = 0.0;
   for (uint i = lane; i < p.n; i += step) {
@@ -75,7 +119,11 @@ void main() {
   const uint step = team_size();
   for (uint row = team_index(); row < p.rows; row += team_count()) {
     if (kMode <= 1) {
-      forward(row * p.n, lane, step);
+      if (p.n <= step * kCachedValues) {
+        forward_cached(row * p.n, lane, step);
+      } else {
+        forward(row * p.n, lane, step);
+      }
     } else {
       backward(row * p.n, lane, step);
     }
