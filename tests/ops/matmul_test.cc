@@ -153,6 +153,23 @@ TEST_CASE("matmul: a weight gradient's shape, a transposed and wide", "[matmul]"
   CHECK(read_strided(out) == read_strided(mm(a, b)));
 }
 
+TEST_CASE("matmul: a row-major b of a row stride of 1024", "[matmul]") {
+  // [128, 1024] x [1024, 1024]: the layout that oneDNN's AVX2 sgemm runs
+  // slowly, which the CPU device calls as b's first 4 columns and the rest
+  // (gemm_dnnl.cc, on AVX2 machines); also b as a column slice of a wider
+  // matrix (the same row stride, b moved by 4 floats) and an out= column
+  // slice. The reference is the triple loop.
+  Tensor a = make_tensor(values_for(DType::kF32, 128 * 1024, 21), {128, 1024});
+  Tensor b = make_tensor(values_for(DType::kF32, 1024 * 1024, 22), {1024, 1024});
+  check_mm(a, b);
+  Tensor wide = make_tensor(values_for(DType::kF32, 1024 * 1024, 23), {1024, 1024});
+  check_mm(a.narrow(0, 0, 64), wide.slice(1, 4, 1024));
+  Tensor out_wide = zeros({128, 1040});
+  Tensor out = out_wide.slice(1, 0, 1024);
+  mm_out(out, a, b);
+  CHECK(read_strided(out) == read_strided(mm(a, b)));
+}
+
 TEST_CASE("matmul: transposed and strided operands", "[matmul]") {
   for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kI64}) {
     INFO(dname(t));

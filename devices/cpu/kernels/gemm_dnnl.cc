@@ -45,14 +45,10 @@
 // again with the oneTBB blocks, [2048, 4096]^T-stored a x [4096, 512]:
 // 25.6 ms swapped, 31.2 ms as given.
 //
-// An earlier workaround is gone: on an AVX2-only machine, oneDNN's
-// 2-thread sgemm ran a 32-byte-aligned row-major b (every tensor from the
-// caching allocator) slower at mid sizes (n=512: 2.08 against 1.54 ms
-// misaligned), so the first 4 columns went in a call of their own. On this
-// machine with DNNL_MAX_CPU_ISA=AVX2, b's alignment makes no difference
-// under either threading (n=512: 1.19 ms aligned, 1.20 misaligned), and
-// the split of every block costs 4-12% (n=256: 0.164 against 0.145 ms,
-// n=1024: 10.4 against 9.6 ms).
+// On an AVX2-only machine oneDNN's sgemm runs one layout of a row-major b
+// at about half speed (b_layout_is_slow below): those calls take b's first
+// 4 columns apart. (An AVX-512 machine with DNNL_MAX_CPU_ISA=AVX2 did not
+// show it, so the emulation is no stand-in for a real AVX2 CPU.)
 #include "devices/cpu/kernels/gemm_dnnl.h"
 
 #include <omp.h>
@@ -167,10 +163,38 @@ struct Sgemm {
   }
 };
 
+// Whether oneDNN runs its AVX2 sgemm kernels here (no AVX-512 ones).
+bool dnnl_avx2_kernels() {
+  static const bool avx2 = [] {
+    const dnnl_cpu_isa_t isa = dnnl_get_effective_cpu_isa();
+    return isa == dnnl_cpu_isa_avx2 || isa == dnnl_cpu_isa_avx2_vnni;
+  }();
+  return avx2;
+}
+
+// oneDNN 2.6's AVX2 sgemm is slow on one layout of b: row-major ('N'),
+// 32-byte aligned, with a row stride of a multiple of 256 floats, for 32 to
+// 256 rows of c. Measured on a 2-core AVX2 EPYC, one thread, k = 1024,
+// aligned against b moved by 4 floats: m = 128, n = 1024: 5.94 against
+// 3.52 ms; m = 64, n = 3072: 9.32 against 4.88; n = 768: 1.07x; m = 16 or
+// 384, and n = 1000: no gain or a loss. There a call for the first 4
+// columns takes the misalignment and the rest reads b + 4 (the MLP
+// benchmark's dY @ W, [128, 1024] x [1024, 1024]: 3.01 -> 1.7 ms on 2
+// threads). The old workaround, always on, cost 4-12% on AVX-512 machines,
+// where these kernels do not run.
+bool b_layout_is_slow(const Sgemm& p) {
+  return p.tb == 'N' && p.m >= 32 && p.m <= 256 && p.n > 64 && p.ldb % 256 == 0 &&
+         reinterpret_cast<uintptr_t>(p.b) % 32 == 0 && dnnl_avx2_kernels();
+}
+
 // Runs p on the calling thread alone.
 bool run_alone(const Sgemm& p) {
-  return tessera::cpu::sgemm_on_this_thread(p.ta, p.tb, p.m, p.n, p.k, p.a, p.lda, p.b, p.ldb,
-                                            0.0f, p.c, p.ldc) == dnnl_success;
+  auto call = [](const Sgemm& q) {
+    return tessera::cpu::sgemm_on_this_thread(q.ta, q.tb, q.m, q.n, q.k, q.a, q.lda, q.b, q.ldb,
+                                              0.0f, q.c, q.ldc) == dnnl_success;
+  };
+  if (b_layout_is_slow(p)) return call(p.cols(0, 4)) && call(p.cols(4, p.n));
+  return call(p);
 }
 
 // A product cut into row_blocks x col_blocks blocks of rows_per x cols_per
