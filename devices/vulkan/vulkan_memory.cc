@@ -86,7 +86,8 @@ VulkanMemory::VulkanMemory(VkPhysicalDevice physical_device, VkDevice device,
       VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
   TESSERA_CHECK(staging_type >= 0, DeviceError,
                 "vulkan: no host-visible, coherent memory type for staging copies");
-  staging_ = std::make_unique<StagingPool>(device_, static_cast<uint32_t>(staging_type));
+  staging_memory_type_ = static_cast<uint32_t>(staging_type);
+  staging_ = std::make_unique<StagingPool>(device_, staging_memory_type_);
 
   // Unified memory: an integrated or CPU device whose device memory the
   // host can map coherently. (A discrete GPU's host-visible device memory
@@ -218,6 +219,39 @@ BufferRange VulkanMemory::resolve(uint64_t address, size_t nbytes, std::string_v
 
 StagingBuffer VulkanMemory::make_staging(size_t nbytes) {
   return staging_->acquire(std::max<size_t>(nbytes, 4));
+}
+
+void* VulkanMemory::allocate_host(size_t nbytes) {
+  if (unified_ || nbytes == 0) return nullptr;
+  StagingBuffer buffer;
+  try {
+    buffer = StagingBuffer(device_, staging_memory_type_, nbytes);
+  } catch (const OutOfMemoryError&) {
+    return nullptr;  // the pinned allocator frees its cache and retries
+  }
+  void* ptr = buffer.mapped();
+  std::lock_guard<std::mutex> lock(mutex_);
+  host_buffers_.emplace(reinterpret_cast<uintptr_t>(ptr), std::move(buffer));
+  return ptr;
+}
+
+void VulkanMemory::free_host(void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = host_buffers_.find(reinterpret_cast<uintptr_t>(ptr));
+  TESSERA_CHECK(it != host_buffers_.end(), ValueError, "vulkan raw_free_host: ", ptr,
+                " is not host memory of this device");
+  host_buffers_.erase(it);
+}
+
+BufferRange VulkanMemory::resolve_host(const void* ptr, size_t nbytes) const {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(ptr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = host_buffers_.upper_bound(at);
+  if (it == host_buffers_.begin()) return {};
+  --it;
+  const uintptr_t offset = at - it->first;
+  if (offset > it->second.size() || nbytes > it->second.size() - offset) return {};
+  return BufferRange{it->second.buffer(), offset, const_cast<void*>(ptr)};
 }
 
 VulkanMemoryStats VulkanMemory::stats() const {

@@ -69,6 +69,18 @@ class VulkanMemory {
   // A mapped buffer for the host side of a copy, from the staging pool.
   StagingBuffer make_staging(size_t nbytes);
 
+  // Host memory that copies read and write in place, without staging: a
+  // mapped buffer of the staging memory type (the runtime's pinned host
+  // memory, DeviceInterface::raw_allocate_host). nullptr when the driver
+  // is out of memory, and where memory is unified (the device reads the
+  // host's mappings of its own memory there: nothing to gain).
+  void* allocate_host(size_t nbytes);
+  // ValueError for a pointer that allocate_host did not return.
+  void free_host(void* ptr);
+  // The host buffer holding [ptr, ptr + nbytes) and ptr's offset in it; a
+  // null buffer when the range is not inside one.
+  BufferRange resolve_host(const void* ptr, size_t nbytes) const;
+
   bool unified() const { return unified_; }
   MemoryInfo memory_info() const;
   size_t device_heap_size() const { return device_heap_size_; }
@@ -100,10 +112,12 @@ class VulkanMemory {
   uint32_t device_heap_ = 0;
   size_t device_heap_size_ = 0;
   std::unique_ptr<StagingPool> staging_;
+  uint32_t staging_memory_type_ = 0;
 
   mutable std::mutex mutex_;
   std::map<uint64_t, std::unique_ptr<Block>> blocks_;  // by address
   std::map<uint64_t, Live> live_;                       // allocations, by address
+  std::map<uintptr_t, StagingBuffer> host_buffers_;     // allocate_host's, by address
   size_t block_bytes_ = 0;
 };
 

@@ -320,6 +320,67 @@ TEST_CASE("vulkan: work enqueued on a stream runs in order", "[vulkan][stream]")
 // Dense same-dtype copies: whole 16-byte quads through shaders/copy_quads.comp
 // where shader copies are on (GPUs, and vulkan_device_staged_copies_test),
 // vkCmdCopyBuffer for the rest (odd sizes, offsets not 16-byte aligned).
+// Host<->device copies of several staging chunks (16 MiB each) and a tail,
+// into and out of an interior address: on the staged path (discrete GPUs,
+// and vulkan_device_staged_copies_test) each chunk has a buffer of its own.
+TEST_CASE("vulkan: copies larger than a staging chunk", "[vulkan]") {
+  REQUIRE_VULKAN();
+  DeviceInterface& iface = *vulkan_interface();
+  NativeStream s = iface.default_stream(0);
+  const size_t n = (size_t{5} << 20) * 2 + 3;  // 2.5 chunks of uint32
+  std::vector<uint32_t> src(n), back(n, 0);
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint32_t>(i * 2654435761u);
+  void* a = iface.raw_allocate(0, (n + 1) * 4);
+  REQUIRE(a != nullptr);
+  char* interior = static_cast<char*>(a) + 4;
+  iface.copy_sync(CopyKind::kHostToDevice, interior, src.data(), n * 4, 0, s);
+  iface.copy_sync(CopyKind::kDeviceToHost, back.data(), interior, n * 4, 0, s);
+  CHECK(back == src);
+  // Asynchronous host-to-device copies back to back, then one read.
+  std::vector<uint32_t> second(n);
+  for (size_t i = 0; i < n; ++i) second[i] = static_cast<uint32_t>(i);
+  iface.copy_async(CopyKind::kHostToDevice, interior, src.data(), n * 4, 0, s);
+  iface.copy_async(CopyKind::kHostToDevice, interior, second.data(), n * 4, 0, s);
+  iface.copy_sync(CopyKind::kDeviceToHost, back.data(), interior, n * 4, 0, s);
+  CHECK(back == second);
+  iface.raw_free(0, a);
+}
+
+// Pinned host memory (raw_allocate_host): mapped host buffers that copies
+// read and write in place where memory is staged (discrete GPUs, and
+// vulkan_device_staged_copies_test); none on unified memory.
+TEST_CASE("vulkan: pinned host memory copied in place", "[vulkan]") {
+  REQUIRE_VULKAN();
+  DeviceInterface& iface = *vulkan_interface();
+  NativeStream s = iface.default_stream(0);
+  const size_t n = 300000;
+  void* pinned = iface.raw_allocate_host(n * 4);
+  if (tessera::vulkan::memory_stats(0).unified) {
+    CHECK(pinned == nullptr);
+    return;
+  }
+  REQUIRE(pinned != nullptr);
+  void* landing = iface.raw_allocate_host(n * 4);
+  REQUIRE(landing != nullptr);
+  auto* src = static_cast<uint32_t*>(pinned);
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<uint32_t>(i * 2654435761u);
+  void* device = iface.raw_allocate(0, n * 4);
+  REQUIRE(device != nullptr);
+  iface.copy_sync(CopyKind::kHostToDevice, device, pinned, n * 4, 0, s);
+  std::memset(landing, 0, n * 4);
+  iface.copy_sync(CopyKind::kDeviceToHost, landing, device, n * 4, 0, s);
+  CHECK(std::memcmp(landing, pinned, n * 4) == 0);
+  // An interior range of a pinned block, into an interior device address.
+  auto* dst = static_cast<uint32_t*>(landing);
+  iface.copy_sync(CopyKind::kHostToDevice, static_cast<char*>(device) + 40, src + 1000, 400, 0, s);
+  iface.copy_sync(CopyKind::kDeviceToHost, dst + 7, static_cast<char*>(device) + 40, 400, 0, s);
+  CHECK(std::memcmp(dst + 7, src + 1000, 400) == 0);
+  iface.raw_free(0, device);
+  iface.raw_free_host(pinned);
+  iface.raw_free_host(landing);
+  CHECK_THROWS_AS(iface.raw_free_host(pinned), ValueError);
+}
+
 TEST_CASE("vulkan: dense copies of every size and alignment", "[vulkan][kernels]") {
   REQUIRE_VULKAN();
   reset_cpu_fallback_counts();
