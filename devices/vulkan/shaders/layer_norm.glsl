@@ -51,6 +51,26 @@ void store_stat(uvec2 addr, uint i, float v) {
   store_float(kStatHalf, addr, int(i), v);
 }
 
+// rstd from this invocation's share q of the row's squared deviations
+// (summed over the team, which all calls); lane 0 stores the statistics.
+float row_rstd(uint row, uint lane, float mean, float q) {
+  const float var = team_sum(vec2(q, 0.0)).x / float(p.n);
+  const float rstd = 1.0 / sqrt(var + p.eps);
+  if (lane == 0) {
+    if (kRms == 0) store_stat(p.mean_addr, row, mean);
+    store_stat(p.rstd_addr, row, rstd);
+  }
+  return rstd;
+}
+
+// y[i] of the row at base, from its x value.
+void store_normalized(uint base, uint i, float x, float mean, float rstd) {
+  float y = (x - mean) * rstd;
+  if (p.weight_addr != uvec2(0)) y *= load(p.weight_addr, i);
+  if (kRms == 0 && p.bias_addr != uvec2(0)) y += load(p.bias_addr, i);
+  store_out(base + i, y);
+}
+
 void forward(uint row, uint lane, uint step) {
   const uint base = row * p.n;
   const float n = float(p.n);
@@ -65,19 +85,9 @@ void forward(uint row, uint lane, uint step) {
     const float d = load(p.x_addr, base + i) - mean;
     q += d * d;
   }
-  const float var = team_sum(vec2(q, 0.0)).x / n;
-  const float rstd = 1.0 / sqrt(var + p.eps);
-  if (lane == 0) {
-    if (kRms == 0) store_stat(p.mean_addr, row, mean);
-    store_stat(p.rstd_addr, row, rstd);
-  }
-  const bool has_weight = p.weight_addr != uvec2(0);
-  const bool has_bias = kRms == 0 && p.bias_addr != uvec2(0);
+  const float rstd = row_rstd(row, lane, mean, q);
   for (uint i = lane; i < p.n; i += step) {
-    float y = (load(p.x_addr, base + i) - mean) * rstd;
-    if (has_weight) y *= load(p.weight_addr, i);
-    if (has_bias) y += load(p.bias_addr, i);
-    store_out(base + i, y);
+    store_normalized(base, i, load(p.x_addr, base + i), mean, rstd);
   }
 }
 
@@ -110,22 +120,10 @@ void forward_cached(uint row, uint lane, uint step) {
       q += d * d;
     }
   }
-  const float var = team_sum(vec2(q, 0.0)).x / n;
-  const float rstd = 1.0 / sqrt(var + p.eps);
-  if (lane == 0) {
-    if (kRms == 0) store_stat(p.mean_addr, row, mean);
-    store_stat(p.rstd_addr, row, rstd);
-  }
-  const bool has_weight = p.weight_addr != uvec2(0);
-  const bool has_bias = kRms == 0 && p.bias_addr != uvec2(0);
+  const float rstd = row_rstd(row, lane, mean, q);
   [[unroll]] for (uint c = 0; c < kCachedValues; ++c) {
     const uint i = lane + c * step;
-    if (i < p.n) {
-      float y = (x[c] - mean) * rstd;
-      if (has_weight) y *= load(p.weight_addr, i);
-      if (has_bias) y += load(p.bias_addr, i);
-      store_out(base + i, y);
-    }
+    if (i < p.n) store_normalized(base, i, x[c], mean, rstd);
   }
 }
 
