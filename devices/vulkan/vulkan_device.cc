@@ -130,7 +130,9 @@ class VulkanDevice final : public DeviceInterface {
           std::memcpy(dst, from.mapped, nbytes);
           return;
         }
-        // Pinned host memory of this device: the copy writes it in place.
+        // Pinned host memory of this device: the copy writes it in place,
+        // in stream order, as cudaMemcpyAsync into pinned memory does (the
+        // caller waits for the stream before reading it; copy_sync does).
         if (BufferRange host = memory.resolve_host(dst, nbytes); host.buffer != VK_NULL_HANDLE) {
           stream.record(
               [&](VkCommandBuffer cb) {
@@ -138,7 +140,6 @@ class VulkanDevice final : public DeviceInterface {
                 vkCmdCopyBuffer(cb, from.buffer, host.buffer, 1, &region);
               },
               /*is_dispatch=*/false);
-          stream.synchronize("a device-to-host copy");
           return;
         }
         // In chunks of pooled staging buffers (as host-to-device), all
