@@ -123,7 +123,8 @@ class VulkanDevice final : public DeviceInterface {
         return;
       }
       case CopyKind::kDeviceToHost: {
-        // The host needs the bytes: submit and wait for them.
+        // The host needs the bytes: submit and wait for them (except into
+        // pinned host memory, below).
         BufferRange from = memory.resolve(address_of(src), nbytes, "copy_async (source)");
         if (from.mapped != nullptr) {
           stream.synchronize("a device-to-host copy");
