@@ -27,6 +27,18 @@ constexpr size_t kStagingChunkBytes = StagingPool::kMaxPooledBytes;
 
 uint64_t address_of(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
+// Records one copy of nbytes between two buffers on stream, in stream order;
+// keep_alive (a staging buffer) lives until the copy has completed.
+void record_copy(VulkanStream& stream, VkBuffer from, VkDeviceSize from_offset, VkBuffer to,
+                 VkDeviceSize to_offset, size_t nbytes, StagingBuffer keep_alive = StagingBuffer()) {
+  stream.record(
+      [&](VkCommandBuffer cb) {
+        VkBufferCopy region{from_offset, to_offset, nbytes};
+        vkCmdCopyBuffer(cb, from, to, 1, &region);
+      },
+      /*is_dispatch=*/false, std::move(keep_alive));
+}
+
 VulkanContext& context_of(int index, const char* op) {
   return VulkanInstance::get().context(index, op);
 }
@@ -95,12 +107,7 @@ class VulkanDevice final : public DeviceInterface {
         }
         // Pinned host memory of this device: the copy reads it in place.
         if (BufferRange host = memory.resolve_host(src, nbytes); host.buffer != VK_NULL_HANDLE) {
-          stream.record(
-              [&](VkCommandBuffer cb) {
-                VkBufferCopy region{host.offset, to.offset, nbytes};
-                vkCmdCopyBuffer(cb, host.buffer, to.buffer, 1, &region);
-              },
-              /*is_dispatch=*/false);
+          record_copy(stream, host.buffer, host.offset, to.buffer, to.offset, nbytes);
           return;
         }
         // The host bytes are taken now, so the caller's buffer is free
@@ -112,13 +119,8 @@ class VulkanDevice final : public DeviceInterface {
           const size_t len = std::min(kStagingChunkBytes, nbytes - off);
           StagingBuffer staging = memory.make_staging(len);
           std::memcpy(staging.mapped(), static_cast<const char*>(src) + off, len);
-          VkBuffer from = staging.buffer();
-          stream.record(
-              [&](VkCommandBuffer cb) {
-                VkBufferCopy region{0, to.offset + off, len};
-                vkCmdCopyBuffer(cb, from, to.buffer, 1, &region);
-              },
-              /*is_dispatch=*/false, std::move(staging));
+          const VkBuffer from = staging.buffer();
+          record_copy(stream, from, 0, to.buffer, to.offset + off, len, std::move(staging));
         }
         return;
       }
@@ -135,12 +137,7 @@ class VulkanDevice final : public DeviceInterface {
         // in stream order, as cudaMemcpyAsync into pinned memory does (the
         // caller waits for the stream before reading it; copy_sync does).
         if (BufferRange host = memory.resolve_host(dst, nbytes); host.buffer != VK_NULL_HANDLE) {
-          stream.record(
-              [&](VkCommandBuffer cb) {
-                VkBufferCopy region{from.offset, host.offset, nbytes};
-                vkCmdCopyBuffer(cb, from.buffer, host.buffer, 1, &region);
-              },
-              /*is_dispatch=*/false);
+          record_copy(stream, from.buffer, from.offset, host.buffer, host.offset, nbytes);
           return;
         }
         // In chunks of pooled staging buffers (as host-to-device), all
@@ -149,13 +146,7 @@ class VulkanDevice final : public DeviceInterface {
         for (size_t off = 0; off < nbytes; off += kStagingChunkBytes) {
           const size_t len = std::min(kStagingChunkBytes, nbytes - off);
           chunks.push_back(memory.make_staging(len));
-          VkBuffer to = chunks.back().buffer();
-          stream.record(
-              [&](VkCommandBuffer cb) {
-                VkBufferCopy region{from.offset + off, 0, len};
-                vkCmdCopyBuffer(cb, from.buffer, to, 1, &region);
-              },
-              /*is_dispatch=*/false);
+          record_copy(stream, from.buffer, from.offset + off, chunks.back().buffer(), 0, len);
         }
         stream.synchronize("a device-to-host copy");
         for (size_t i = 0; i < chunks.size(); ++i) {
@@ -168,12 +159,7 @@ class VulkanDevice final : public DeviceInterface {
       case CopyKind::kDeviceToDevice: {
         BufferRange from = memory.resolve(address_of(src), nbytes, "copy_async (source)");
         BufferRange to = memory.resolve(address_of(dst), nbytes, "copy_async (destination)");
-        stream.record(
-            [&](VkCommandBuffer cb) {
-              VkBufferCopy region{from.offset, to.offset, nbytes};
-              vkCmdCopyBuffer(cb, from.buffer, to.buffer, 1, &region);
-            },
-            /*is_dispatch=*/false);
+        record_copy(stream, from.buffer, from.offset, to.buffer, to.offset, nbytes);
         return;
       }
     }
