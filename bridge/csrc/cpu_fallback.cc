@@ -4,12 +4,11 @@
 #include <torch/library.h>
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 #include "bridge/csrc/device_mix.h"
 #include "bridge/csrc/ops/complex_routing.h"
+#include "runtime/core/environment.h"
 
 namespace torch_tessera {
 namespace {
@@ -21,10 +20,8 @@ std::map<std::string, int64_t>& stats() {
 }
 
 std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> flag = [] {
-    const char* v = std::getenv("TESSERA_DISABLE_CPU_FALLBACK");
-    return !(v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0);
-  }();
+  static std::atomic<bool> flag{
+      !tessera::env_switch("TESSERA_DISABLE_CPU_FALLBACK").value_or(false)};
   return flag;
 }
 

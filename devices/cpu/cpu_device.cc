@@ -4,8 +4,6 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -20,6 +18,7 @@
 #include "devices/cpu/kernels/cpu_isa.h"
 #include "devices/cpu/kernels/kernels.h"
 #include "devices/cpu/kernels/parallel.h"
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_interface.h"
 #include "runtime/device/device_registry.h"
@@ -63,16 +62,9 @@ std::string cpu_vendor() {
 // The control object is deliberately never destroyed: it must outlive every
 // kernel call, including ones from other static destructors.
 void apply_thread_limit() {
-  const char* env = std::getenv("TESSERA_NUM_THREADS");
-  if (env == nullptr || *env == '\0') return;
-  char* end = nullptr;
-  const long n = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || n < 1 || n > 4096) {
-    // Registration runs in a static initializer, where throwing would end
-    // the process before main: warn and keep the default instead.
-    std::fprintf(stderr, "tessera: ignoring TESSERA_NUM_THREADS='%s' (not a positive integer)\n", env);
-    return;
-  }
+  // 0: unset (or a bad value, reported on stderr): the default.
+  const long n = env_integer("TESSERA_NUM_THREADS", 0, 1, 4096);
+  if (n == 0) return;
   new oneapi::tbb::global_control(oneapi::tbb::global_control::max_allowed_parallelism,
                                   static_cast<size_t>(n));
 }

@@ -1,27 +1,21 @@
 #include "devices/cuda/cuda_wait.h"
 
 #include <chrono>
-#include <cstdlib>
+#include <limits>
 #include <string>
 #include <thread>
 
 #include "devices/cuda/cuda_check.h"
 #include "devices/cuda/cuda_context.h"
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 
 namespace tessera::cuda {
 namespace {
 
 std::chrono::seconds wait_limit() {
-  static const std::chrono::seconds limit = [] {
-    const char* env = std::getenv("TESSERA_CUDA_WAIT_LIMIT");
-    if (env != nullptr && *env != '\0') {
-      char* end = nullptr;
-      const long s = std::strtol(env, &end, 10);
-      if (end != env && *end == '\0' && s > 0) return std::chrono::seconds(s);
-    }
-    return std::chrono::seconds(300);
-  }();
+  static const std::chrono::seconds limit(
+      env_integer("TESSERA_CUDA_WAIT_LIMIT", 300, 1, std::numeric_limits<long>::max()));
   return limit;
 }
 

@@ -1,9 +1,9 @@
 #include "devices/template/template_context.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_selection.h"
 
@@ -14,23 +14,6 @@ constexpr long kDefaultDeviceCount = 1;
 constexpr long kMaxDeviceCount = 16;
 constexpr long kDefaultMemoryMiB = 4096;
 constexpr long kMaxMemoryMiB = long{1} << 20;  // 1 TiB
-
-// The integer in environment variable `name`, or `fallback` when it is
-// unset, empty or not an integer in [lo, hi]; a bad value is reported on
-// stderr. Enumeration runs inside device_count(), which must never throw
-// (it is called from static initializers and from every op).
-long env_integer(const char* name, long fallback, long lo, long hi) {
-  const char* text = std::getenv(name);
-  if (text == nullptr || *text == '\0') return fallback;
-  char* end = nullptr;
-  const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < lo || value > hi) {
-    std::fprintf(stderr, "tessera: ignoring %s='%s' (expected an integer from %ld to %ld); using %ld\n",
-                 name, text, lo, hi, fallback);
-    return fallback;
-  }
-  return value;
-}
 
 // The emulated driver: TESSERA_TEMPLATE_DEVICE_COUNT devices, of which
 // TESSERA_TEMPLATE_DEVICES selects some (selected_devices, the same rule as

@@ -1,11 +1,11 @@
 #include "devices/vulkan/vulkan_memory.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <string_view>
 
 #include "devices/vulkan/vulkan_check.h"
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 
 namespace tessera::vulkan {
@@ -20,8 +20,7 @@ constexpr size_t kGranule = VulkanMemory::kAllocationGranule;
 // TESSERA_VULKAN_UNIFIED_MEMORY=0 forces staging copies even where device
 // memory is host-visible (tests cover both paths on lavapipe this way).
 bool unified_memory_allowed() {
-  const char* value = std::getenv("TESSERA_VULKAN_UNIFIED_MEMORY");
-  return value == nullptr || std::string_view(value) != "0";
+  return env_switch("TESSERA_VULKAN_UNIFIED_MEMORY").value_or(true);
 }
 
 VkBuffer create_buffer(VkDevice device, size_t nbytes, VkBufferUsageFlags usage,

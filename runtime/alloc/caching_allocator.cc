@@ -16,8 +16,6 @@
 #include <array>
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <deque>
 #include <limits>
 #include <map>
@@ -28,6 +26,7 @@
 #include "runtime/alloc/block_pool.h"
 #include "runtime/alloc/pointer_map.h"
 #include "runtime/core/checked_math.h"
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_registry.h"
 #include "runtime/device/fault_injection.h"
@@ -58,11 +57,6 @@ std::string format_bytes(size_t n) {
     std::snprintf(buf, sizeof(buf), "%.2f GiB", d / (1024.0 * 1024.0 * 1024.0));
   }
   return buf;
-}
-
-bool env_flag_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
 }
 
 // A freed block's event on one of the streams that used it.
@@ -117,7 +111,7 @@ struct CachingAllocator::Impl {
   size_t reserved_limit = std::numeric_limits<size_t>::max();
 
   Impl(Device d, DeviceInterface* i)
-      : device(d), iface(i), disabled(env_flag_set("TESSERA_DISABLE_CACHING_ALLOCATOR")) {}
+      : device(d), iface(i), disabled(env_switch("TESSERA_DISABLE_CACHING_ALLOCATOR").value_or(false)) {}
 
   ~Impl() {
     // Best effort: wait for pending blocks, return every wholly free segment.

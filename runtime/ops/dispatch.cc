@@ -1,10 +1,9 @@
 #include "runtime/ops/dispatch.h"
 
 #include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 
 namespace tessera {
@@ -12,8 +11,7 @@ namespace tessera {
 namespace {
 
 bool fallback_enabled_from_env() {
-  const char* v = std::getenv("TESSERA_DISABLE_CPU_FALLBACK");
-  return !(v && *v && std::strcmp(v, "0") != 0);
+  return !env_switch("TESSERA_DISABLE_CPU_FALLBACK").value_or(false);
 }
 
 std::atomic<bool>& fallback_enabled() {

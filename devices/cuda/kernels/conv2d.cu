@@ -16,12 +16,13 @@
 //                that read it: a fixed order, no atomics.
 // Chunks of images keep the column buffer under column_bytes(), so that
 // a chunk's columns can stay in L2 between the unfold and the GEMM.
-#include <cstdlib>
+#include <limits>
 
 #include "devices/cuda/kernels/device_types.cuh"
 #include "devices/cuda/kernels/gemm.h"
 #include "devices/cuda/kernels/kernels.h"
 #include "devices/cuda/kernels/launch.h"
+#include "runtime/core/environment.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
 
@@ -33,15 +34,8 @@ namespace {
 constexpr int64_t kColumnBytes = int64_t{256} << 20;
 
 int64_t column_bytes() {
-  static const int64_t bytes = [] {
-    const char* env = std::getenv("TESSERA_CUDA_CONV_COLUMN_BYTES");
-    if (env != nullptr && *env != '\0') {
-      char* end = nullptr;
-      const long long b = std::strtoll(env, &end, 10);
-      if (end != env && *end == '\0' && b > 0) return static_cast<int64_t>(b);
-    }
-    return kColumnBytes;
-  }();
+  static const int64_t bytes = env_integer("TESSERA_CUDA_CONV_COLUMN_BYTES", kColumnBytes, 1,
+                                           std::numeric_limits<long>::max());
   return bytes;
 }
 

@@ -9,12 +9,12 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
 #include <type_traits>
 
 #include "devices/cuda/kernels/device_math.cuh"
 #include "devices/cuda/kernels/launch.h"
 #include "devices/cuda/kernels/warp_reduce.cuh"
+#include "runtime/core/environment.h"
 
 namespace tessera::cuda {
 
@@ -23,21 +23,12 @@ inline constexpr int kLongRowThreads = 1024;  // threads for rows of kLongRowMin
 inline constexpr int64_t kLongRowMin = 8192;  // (shorter long rows get kBlockSize)
 
 // The threads a block gives a row of kLongRowMin or more: kLongRowThreads,
-// or TESSERA_CUDA_LONG_ROW_THREADS (a multiple of 32 from 64 to
-// kLongRowThreads), to tune on a new GPU (fewer threads hold more of the
-// row each and reduce over fewer warps).
+// or TESSERA_CUDA_LONG_ROW_THREADS (64 to kLongRowThreads, rounded down to
+// whole warps), to tune on a new GPU (fewer threads hold more of the row
+// each and reduce over fewer warps).
 inline int long_row_threads() {
-  static const int threads = [] {
-    const char* env = std::getenv("TESSERA_CUDA_LONG_ROW_THREADS");
-    if (env != nullptr && *env != '\0') {
-      char* end = nullptr;
-      const long t = std::strtol(env, &end, 10);
-      if (end != env && *end == '\0' && t >= 64 && t <= kLongRowThreads && t % 32 == 0) {
-        return static_cast<int>(t);
-      }
-    }
-    return kLongRowThreads;
-  }();
+  static const int threads = static_cast<int>(
+      env_integer("TESSERA_CUDA_LONG_ROW_THREADS", kLongRowThreads, 64, kLongRowThreads) / 32 * 32);
   return threads;
 }
 

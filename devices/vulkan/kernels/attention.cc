@@ -19,14 +19,14 @@
 // declines on every device.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <limits>
-#include <string_view>
+#include <optional>
 
 #include "devices/vulkan/compute_pipelines.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/rows_common.h"
+#include "runtime/core/environment.h"
 #include "runtime/ops/kernel_signatures.h"
 #include "runtime/ops/ops.h"
 
@@ -152,8 +152,8 @@ void launch_mode(const KernelContext& ctx, AttentionMode mode, AttentionParams p
 // Whether the fused kernels run on this device: TESSERA_VULKAN_FUSED_ATTENTION
 // = 1 always, 0 never, unset on every device but a CPU driver.
 bool fused_wanted(const KernelContext& ctx) {
-  const char* value = std::getenv("TESSERA_VULKAN_FUSED_ATTENTION");
-  if (value != nullptr && *value != '\0') return std::string_view(value) != "0";
+  const std::optional<bool> forced = env_switch("TESSERA_VULKAN_FUSED_ATTENTION");
+  if (forced) return *forced;
   return vulkan_context_of(ctx).info().driver != "llvmpipe";
 }
 

@@ -2,14 +2,14 @@
 // move raw 1/2/4/8-byte elements (every dtype); conversions run in the
 // shader among f32, f16, bf16, i32, i64, u8, i8, i16 and bool, and stage
 // through the host for the other pairs (f64).
-#include <cstdlib>
 #include <limits>
-#include <string_view>
+#include <optional>
 
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/strided_layout.h"
+#include "runtime/core/environment.h"
 #include "runtime/ops/kernel_signatures.h"
 
 namespace tessera::vulkan {
@@ -55,12 +55,8 @@ bool conversion_kind(DType dtype, CopyKind* kind) {
 // (829 GB/s, where the add shader moved 2578). TESSERA_VULKAN_SHADER_COPIES
 // set to 1 or 0 forces one way (the tests take the shader on lavapipe so).
 bool shader_copies(const KernelContext& ctx) {
-  static const int forced = [] {
-    const char* value = std::getenv("TESSERA_VULKAN_SHADER_COPIES");
-    if (value == nullptr || *value == '\0') return -1;
-    return std::string_view(value) == "0" ? 0 : 1;
-  }();
-  return forced >= 0 ? forced == 1 : !vulkan_context_of(ctx).properties().software;
+  static const std::optional<bool> forced = env_switch("TESSERA_VULKAN_SHADER_COPIES");
+  return forced.value_or(!vulkan_context_of(ctx).properties().software);
 }
 
 struct CopyQuadsParams {
