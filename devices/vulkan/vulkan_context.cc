@@ -60,6 +60,13 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   queue_info.pQueuePriorities = &priority;
   std::vector<const char*> extensions;
   if (choice.memory_budget) extensions.push_back(VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (choice.coopmat_m != 0) {
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+    coopmat.cooperativeMatrix = VK_TRUE;
+    features12.pNext = &coopmat;
+  }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   device_info.pNext = &features;
   device_info.queueCreateInfoCount = 1;
@@ -129,6 +136,9 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   info_.shader_f16 = choice.shader_f16 && choice.shader_int16;
   info_.shader_int8 = choice.shader_int8;
   info_.shader_int64 = choice.shader_int64;
+  info_.coopmat_m = choice.coopmat_m;
+  info_.coopmat_n = choice.coopmat_n;
+  info_.coopmat_k = choice.coopmat_k;
   info_.validation = validation_ != nullptr;
 }
 

@@ -29,6 +29,9 @@ struct PhysicalDeviceChoice {
   bool shader_int16 = false;
   bool shader_int64 = false;
   bool memory_budget = false;  // VK_EXT_memory_budget
+  // The f16 cooperative-matrix shape (f32 sums, VK_NV_cooperative_matrix)
+  // the GEMM uses on tensor cores; 0 x 0 x 0: none.
+  uint32_t coopmat_m = 0, coopmat_n = 0, coopmat_k = 0;
 };
 
 class VulkanContext {

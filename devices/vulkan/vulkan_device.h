@@ -22,6 +22,10 @@
 //                                runs (default $XDG_CACHE_HOME/tessera/vulkan
 //                                or ~/.cache/tessera/vulkan); "off" keeps
 //                                none.
+//   TESSERA_VULKAN_COOPERATIVE_MATRIX=1
+//                                f16 GEMMs on tensor cores where the device
+//                                has VK_NV_cooperative_matrix; off by
+//                                default until a GPU run has passed it.
 //
 // Design, in short:
 //  - memory: a data pointer is a buffer device address (vulkan_memory.h);
@@ -53,6 +57,10 @@ struct VulkanDeviceInfo {
   bool shader_int8 = false;    // 8-bit integers and 8-bit storage in shaders
   bool shader_int64 = false;
   bool validation = false;     // the validation layer is on
+  // The f16 x f16 + f32 cooperative-matrix shape (VK_NV_cooperative_matrix)
+  // of the tensor-core GEMM; 0 x 0 x 0 where the device has none or
+  // TESSERA_VULKAN_COOPERATIVE_MATRIX is not 1.
+  uint32_t coopmat_m = 0, coopmat_n = 0, coopmat_k = 0;
 };
 
 // ValueError when the device does not exist.

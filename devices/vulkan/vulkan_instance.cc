@@ -1,13 +1,14 @@
 #include "devices/vulkan/vulkan_instance.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "devices/vulkan/vulkan_check.h"
+#include "runtime/core/environment.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_selection.h"
 
@@ -15,11 +16,6 @@ namespace tessera::vulkan {
 namespace {
 
 constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
-
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0);
-}
 
 bool has_layer(const char* name) {
   uint32_t count = 0;
@@ -69,8 +65,54 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
   return VK_FALSE;  // never abort the call that triggered it
 }
 
+// Sets choice's cooperative-matrix shape: the subgroup-scope f16 x f16 +
+// f32 one that shaders/gemm_coopmat_f16.comp can tile (M divides 64, N and
+// K divide 32), the largest where the driver lists several. Off unless
+// TESSERA_VULKAN_COOPERATIVE_MATRIX=1: the shader has not yet been run on
+// a GPU (lavapipe has no cooperative matrices).
+void choose_cooperative_matrix(VkInstance instance, VkPhysicalDevice physical,
+                               PhysicalDeviceChoice& choice) {
+  if (!env_switch("TESSERA_VULKAN_COOPERATIVE_MATRIX").value_or(false)) return;
+  if (!choice.shader_f16 || !choice.shader_int16 ||
+      !has_device_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+    return;
+  }
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &coopmat;
+  vkGetPhysicalDeviceFeatures2(physical, &features);
+  if (!coopmat.cooperativeMatrix) return;
+  auto list_shapes = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+      vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+  if (list_shapes == nullptr) return;
+  uint32_t count = 0;
+  if (list_shapes(physical, &count, nullptr) != VK_SUCCESS) return;
+  std::vector<VkCooperativeMatrixPropertiesNV> shapes(
+      count, VkCooperativeMatrixPropertiesNV{VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+  if (list_shapes(physical, &count, shapes.data()) != VK_SUCCESS) return;
+  shapes.resize(count);
+  uint64_t best = 0;
+  for (const VkCooperativeMatrixPropertiesNV& s : shapes) {
+    const bool types = s.AType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                       s.BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                       s.CType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                       s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV;
+    const bool tiles = s.MSize > 0 && s.NSize > 0 && s.KSize > 0 && 64 % s.MSize == 0 &&
+                       32 % s.NSize == 0 && 32 % s.KSize == 0;
+    const uint64_t work = uint64_t{s.MSize} * s.NSize * s.KSize;
+    if (types && tiles && work > best) {
+      best = work;
+      choice.coopmat_m = s.MSize;
+      choice.coopmat_n = s.NSize;
+      choice.coopmat_k = s.KSize;
+    }
+  }
+}
+
 // The physical device at `index` if it can run the backend, else nullopt.
-std::optional<PhysicalDeviceChoice> examine(VkPhysicalDevice physical, uint32_t index) {
+std::optional<PhysicalDeviceChoice> examine(VkInstance instance, VkPhysicalDevice physical,
+                                            uint32_t index) {
   VkPhysicalDeviceProperties props;
   vkGetPhysicalDeviceProperties(physical, &props);
   if (props.apiVersion < VK_API_VERSION_1_2) return std::nullopt;
@@ -104,6 +146,7 @@ std::optional<PhysicalDeviceChoice> examine(VkPhysicalDevice physical, uint32_t 
   c.shader_int16 = features.features.shaderInt16;
   c.shader_int64 = features.features.shaderInt64;
   c.memory_budget = has_device_extension(physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  choose_cooperative_matrix(instance, physical, c);
   return c;
 }
 
@@ -135,7 +178,7 @@ void VulkanInstance::create_instance() {
 
   std::vector<const char*> layers;
   std::vector<const char*> extensions;
-  if (env_flag("TESSERA_VULKAN_VALIDATION")) {
+  if (env_switch("TESSERA_VULKAN_VALIDATION").value_or(false)) {
     if (has_layer(kValidationLayer) &&
         has_instance_extension(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
       layers.push_back(kValidationLayer);
@@ -193,7 +236,7 @@ void VulkanInstance::create_contexts() {
 
   for (int selected : selected_devices("TESSERA_VULKAN_DEVICES", static_cast<int>(count))) {
     const uint32_t index = static_cast<uint32_t>(selected);
-    std::optional<PhysicalDeviceChoice> choice = examine(physical[index], index);
+    std::optional<PhysicalDeviceChoice> choice = examine(instance_, physical[index], index);
     if (!choice) continue;
     try {
       contexts_.push_back(std::make_unique<VulkanContext>(*choice, validation_.get()));

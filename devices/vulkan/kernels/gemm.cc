@@ -24,7 +24,15 @@ bool is_subgroup(GemmVariant variant) {
 }
 
 Tile tile_of(GemmVariant variant, const GemmProblem& pr) {
+  if (variant == GemmVariant::kCoopMatrixF16) return Tile{128, 128};
   return is_subgroup(variant) ? Tile{64 * row_sets(pr), 32} : Tile{64, 64};
+}
+
+// The cooperative-matrix shader's slices follow each operand's contiguous
+// dimension: along the rows for a transposed A, or for B = W^T of a
+// linear layer (its specialization constants 4 and 5).
+bool contiguous_along_rows(const GemmOperand& op) {
+  return op.row_stride == 1 && op.col_stride != 1;
 }
 
 const char* shader_of(GemmVariant variant, DType dtype) {
@@ -42,6 +50,7 @@ const char* shader_of(GemmVariant variant, DType dtype) {
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
     case GemmVariant::kSubgroupF16: return "gemm_subgroup_f16";
     case GemmVariant::kSubgroupBF16: return "gemm_subgroup_bf16";
+    case GemmVariant::kCoopMatrixF16: return "gemm_coopmat_f16";
     default: return "gemm_f32";
   }
 }
@@ -85,7 +94,11 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
   if (pr.dtype == DType::kF32) {
     variant = subgroup ? GemmVariant::kSubgroupF32 : GemmVariant::kTiledF32;
   } else if (pr.dtype == DType::kF16 && info.shader_f16) {
-    variant = subgroup ? GemmVariant::kSubgroupF16 : GemmVariant::kTiledF16;
+    // The cooperative-matrix shader's 8 subgroups of 32 share its tile.
+    const bool coopmat = info.coopmat_m != 0 && info.subgroup_size == 32;
+    variant = coopmat    ? GemmVariant::kCoopMatrixF16
+              : subgroup ? GemmVariant::kSubgroupF16
+                         : GemmVariant::kTiledF16;
   } else if (pr.dtype == DType::kBF16 && vulkan_context_of(ctx).has_sized_shader_types()) {
     variant = subgroup ? GemmVariant::kSubgroupBF16 : GemmVariant::kTiledBF16;
   } else if (subgroup && (pr.dtype == DType::kI32 ||
@@ -168,6 +181,12 @@ void run_gemm(const KernelContext& ctx, const GemmProblem& pr, GemmVariant varia
     const auto groups_z = static_cast<uint32_t>(std::min(chunk, pr.batch - z0));
     if (is_subgroup(variant)) {
       launch_groups(ctx, shader, {row_sets(pr)}, p, tiles_n, tiles_m, groups_z);
+    } else if (variant == GemmVariant::kCoopMatrixF16) {
+      const VulkanDeviceInfo& info = vulkan_context_of(ctx).info();
+      launch_groups(ctx, shader,
+                    {info.coopmat_m, info.coopmat_n, info.coopmat_k,
+                     contiguous_along_rows(pr.a) ? 1u : 0u, contiguous_along_rows(pr.b) ? 1u : 0u},
+                    p, tiles_n, tiles_m, groups_z);
     } else {
       launch_groups(ctx, shader, {}, p, tiles_n, tiles_m, groups_z);
     }

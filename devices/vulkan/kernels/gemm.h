@@ -7,9 +7,10 @@
 // shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
 // and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
 // f16 and bf16 (f32 sums) likewise where the device has 16-bit storage; int32,
-// int16, int8 and uint8 (wrapping int32 sums) only on the subgroup shader. A
-// cooperative-matrix variant (VK_KHR_cooperative_matrix, absent from
-// lavapipe 22.3) would be one more GemmVariant picked there.
+// int16, int8 and uint8 (wrapping int32 sums) only on the subgroup shader.
+// f16 on devices with cooperative matrices (VK_NV_cooperative_matrix, when
+// TESSERA_VULKAN_COOPERATIVE_MATRIX=1) runs on tensor cores
+// (shaders/gemm_coopmat_f16.comp).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,7 @@ enum class GemmVariant {
   kSubgroupF16,  // shaders/gemm_subgroup_f16.comp (f16 storage, f32 sums)
   kSubgroupBF16,  // shaders/gemm_subgroup_bf16.comp (bf16 storage, f32 sums)
   kSubgroupInt,  // shaders/gemm_subgroup_{i32,i16,i8,u8}.comp (wrapping int32 sums)
+  kCoopMatrixF16,  // shaders/gemm_coopmat_f16.comp: tensor cores, f32 sums
 };
 
 // The variant that runs `problem` on the kernel's device, or kNone when no
