@@ -14,7 +14,9 @@ import pytest
 
 import tessera
 
-BINDINGS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "bindings"))
+# Where this process imported tessera from (the source tree's bindings/, or
+# wherever PYTHONPATH put the module), for the child interpreters below.
+TESSERA_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
 
 
 def supports_float16(device):
@@ -25,7 +27,7 @@ def run_isolated(code):
     """Runs code in a fresh interpreter in dev mode (PYTHONMALLOC=debug
     poisons freed memory, so a use after free crashes there instead of
     reading stale bytes); a crash fails the test rather than ending pytest."""
-    env = dict(os.environ, PYTHONPATH=BINDINGS + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=TESSERA_ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run([sys.executable, "-X", "dev", "-c", textwrap.dedent(code)],
                           capture_output=True, text=True, timeout=120, env=env)
     assert proc.returncode == 0, f"exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-2000:]}"
