@@ -111,7 +111,9 @@ struct CachingAllocator::Impl {
   size_t reserved_limit = std::numeric_limits<size_t>::max();
 
   Impl(Device d, DeviceInterface* i)
-      : device(d), iface(i), disabled(env_switch("TESSERA_DISABLE_CACHING_ALLOCATOR").value_or(false)) {}
+      : device(d),
+        iface(i),
+        disabled(env_switch("TESSERA_DISABLE_CACHING_ALLOCATOR").value_or(false)) {}
 
   ~Impl() {
     // Best effort: wait for pending blocks, return every wholly free segment.
