@@ -2,7 +2,9 @@
 
 The module is imported from the source tree (bindings/), where ./dev and
 `pip install -e ./bindings` put the extension and the runtime libraries;
-an installed copy takes its place when there is none there.
+an installed copy takes its place when there is none there. A module that
+PYTHONPATH names explicitly comes first (tools/gpu_check runs these tests
+with a module built for another Python than the source tree's).
 """
 
 import os
@@ -10,8 +12,15 @@ import sys
 
 import pytest
 
+
+def _has_module(directory):
+    return os.path.exists(os.path.join(directory, "tessera", "_tessera.so"))
+
+
 _BINDINGS = os.path.join(os.path.dirname(__file__), "..", "..", "bindings")
-if os.path.exists(os.path.join(_BINDINGS, "tessera", "_tessera.so")):
+_FROM_PYTHONPATH = any(_has_module(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                       if p)
+if _has_module(_BINDINGS) and not _FROM_PYTHONPATH:
     sys.path.insert(0, os.path.abspath(_BINDINGS))
 
 import tessera  # noqa: E402
