@@ -3,12 +3,11 @@
 #include <ATen/native/CPUFallback.h>
 #include <torch/library.h>
 
-#include <atomic>
 #include <mutex>
 
 #include "bridge/csrc/device_mix.h"
 #include "bridge/csrc/ops/complex_routing.h"
-#include "runtime/core/environment.h"
+#include "runtime/ops/dispatch.h"
 
 namespace torch_tessera {
 namespace {
@@ -17,12 +16,6 @@ std::mutex stats_mutex;
 std::map<std::string, int64_t>& stats() {
   static std::map<std::string, int64_t> counts;
   return counts;
-}
-
-std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> flag{
-      !tessera::env_switch("TESSERA_DISABLE_CPU_FALLBACK").value_or(false)};
-  return flag;
 }
 
 std::string op_name(const c10::OperatorHandle& op) {
@@ -62,7 +55,7 @@ void check_devices(const std::string& name, const c10::FunctionSchema& schema,
 void cpu_fallback_boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string name = op_name(op);
   check_devices(name, op.schema(), *stack);
-  TORCH_CHECK_NOT_IMPLEMENTED(enabled_flag().load(), "tessera has no kernel for ", name,
+  TORCH_CHECK_NOT_IMPLEMENTED(tessera::cpu_fallback_enabled(), "tessera has no kernel for ", name,
                               " and the CPU fallback is off (TESSERA_DISABLE_CPU_FALLBACK or "
                               "torch_tessera.set_fallback_enabled(False))");
   {
@@ -123,8 +116,10 @@ void reset_fallback_stats() {
   stats().clear();
 }
 
-void set_fallback_enabled(bool enabled) { enabled_flag().store(enabled); }
+// One switch for both fallbacks: the runtime's (which also serves the
+// tessera module and C++ callers) is the only state.
+void set_fallback_enabled(bool enabled) { tessera::set_cpu_fallback_enabled(enabled); }
 
-bool fallback_enabled() { return enabled_flag().load(); }
+bool fallback_enabled() { return tessera::cpu_fallback_enabled(); }
 
 }  // namespace torch_tessera

@@ -1,8 +1,9 @@
 // The boxed CPU fallback: an aten op with no tessera kernel runs on the
 // CPU (inputs copied there, outputs copied back). Each use is counted per
 // op; the fallback can be switched off, turning such calls into
-// NotImplementedError, with TESSERA_DISABLE_CPU_FALLBACK=1 (the runtime's
-// switch for its own fallback) or set_fallback_enabled(false).
+// NotImplementedError, with TESSERA_DISABLE_CPU_FALLBACK=1 or
+// set_fallback_enabled(false). That switch is the runtime's own
+// (tessera::cpu_fallback_enabled), so it governs both fallbacks at once.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -116,10 +116,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("reset_fallback_stats", &reset_fallback_stats);
   // One switch for both levels: aten ops without a tessera kernel, and
   // runtime ops without a kernel on the device they run on.
-  m.def("set_fallback_enabled", [](bool enabled) {
-    set_fallback_enabled(enabled);
-    tessera::set_cpu_fallback_enabled(enabled);
-  });
+  m.def("set_fallback_enabled", &set_fallback_enabled);
   m.def("fallback_enabled", &fallback_enabled);
   m.def("runtime_fallback_stats", &tessera::cpu_fallback_counts);
   m.def("reset_runtime_fallback_stats", &tessera::reset_cpu_fallback_counts);

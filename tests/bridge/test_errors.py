@@ -171,6 +171,35 @@ def test_fallback_switch_makes_missing_kernels_not_implemented(tessera):
     torch.logcumsumexp(x, 0)
 
 
+def test_one_fallback_switch_for_the_bridge_and_the_runtime():
+    # TESSERA_DISABLE_CPU_FALLBACK and set_fallback_enabled govern the
+    # bridge's aten fallback and the runtime's per-device fallback as one
+    # state, which the tessera module (same runtime library) sees too.
+    code = textwrap.dedent("""
+        import torch, torch_tessera
+        print(torch_tessera.fallback_enabled())
+        torch_tessera.set_fallback_enabled(True)
+        print(torch_tessera.fallback_enabled())
+        try:
+            import tessera
+        except ImportError:
+            raise SystemExit
+        print(tessera.fallback_enabled())
+        tessera.set_fallback_enabled(False)
+        print(torch_tessera.fallback_enabled())
+    """)
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0", TESSERA_DISABLE_CPU_FALLBACK="1",
+               PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    seen = result.stdout.split()
+    assert seen[:2] == ["False", "True"]
+    if len(seen) == 2:
+        pytest.skip("the tessera module is not installed beside the bridge")
+    assert seen[2:] == ["True", "False"]
+
+
 def test_errors_do_not_crash_a_fresh_process():
     # Every kind of error in one process that must then exit normally.
     code = textwrap.dedent("""
