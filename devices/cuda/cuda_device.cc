@@ -15,6 +15,7 @@
 #include "devices/cuda/cuda_check.h"
 #include "devices/cuda/cuda_context.h"
 #include "devices/cuda/cuda_wait.h"
+#include "devices/cuda/kernels/conv2d_cudnn.h"
 #include "devices/cuda/kernels/kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/device/device_interface.h"
@@ -251,7 +252,11 @@ class CudaDevice final : public DeviceInterface {
   }
 
   void register_kernels(KernelRegistry& registry) override {
-    register_all_kernels(registry, DeviceType::from_name(kDeviceTypeName));
+    const DeviceType type = DeviceType::from_name(kDeviceTypeName);
+    register_all_kernels(registry, type);
+    // cuDNN's convolution over the im2col kernels just registered (gcc-built
+    // host code, kept out of kernels.h so that no .cu file depends on it).
+    register_cudnn_conv2d_kernels(registry, type);
   }
 };
 

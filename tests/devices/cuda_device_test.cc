@@ -11,12 +11,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "devices/cuda/cuda_device.h"
+#include "devices/cuda/cudnn_status.h"
 #include "runtime/alloc/caching_allocator.h"
 #include "runtime/alloc/pinned_host_allocator.h"
 #include "runtime/core/error.h"
@@ -340,4 +342,106 @@ TEST_CASE("cuda: copies between two GPUs", "[cuda][peer]") {
   CHECK(host_values(strided) == expected);
   Tensor back = x.t().to(b).t().to(a);
   CHECK(host_values(back) == expected);
+}
+
+namespace {
+
+// Sets an environment variable for a scope, restoring what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      setenv(name_, old_->c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+double max_abs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::abs(x));
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: conv2d on cuDNN matches the im2col path, the same bits every run",
+          "[cuda][cudnn]") {
+  REQUIRE_CUDA();
+  if (!cuda::cudnn_available()) {
+    TESSERA_SKIP("cuDNN cannot be loaded here: " + cuda::cudnn_unavailable_reason());
+  }
+  struct Geometry {
+    const char* what;
+    Shape x, w, stride, padding, dilation;
+    int64_t groups;
+    bool channels_last;
+  };
+  const std::vector<Geometry> geometries = {
+      {"3x3, padding 1", {4, 16, 20, 20}, {32, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+      {"stride 2, dilation 2", {2, 8, 33, 31}, {12, 8, 3, 3}, {2, 2}, {2, 2}, {2, 2}, 1, false},
+      {"4 groups", {2, 16, 12, 12}, {16, 4, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 4, false},
+      {"depthwise 7x7", {2, 32, 28, 28}, {32, 1, 7, 7}, {1, 1}, {3, 3}, {1, 1}, 32, false},
+      {"1x1, channels-last", {8, 64, 14, 14}, {128, 64, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},
+      {"7x7 stride 2, NHWC", {2, 3, 64, 64}, {16, 3, 7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, true},
+  };
+  const TensorOptions f32(DType::kF32, gpu());
+  for (DType dtype : {DType::kF32, DType::kF64, DType::kF16, DType::kBF16}) {
+    // Relative to each result's largest magnitude: the two paths sum in
+    // different orders, each rounding once to the dtype.
+    const double tol = dtype == DType::kF64   ? 1e-12
+                       : dtype == DType::kF32 ? 1e-5
+                       : dtype == DType::kF16 ? 4e-3
+                                              : 3e-2;
+    for (const Geometry& g : geometries) {
+      INFO(dtype_name(dtype) << ", " << g.what);
+      const Shape& xs = g.x;
+      const Tensor x =
+          g.channels_last ? randn({xs[0], xs[2], xs[3], xs[1]}, f32).permute({0, 3, 1, 2}).to(dtype)
+                          : randn(xs, f32).to(dtype);
+      const Tensor w = randn(g.w, f32).to(dtype);
+      const Tensor b = randn({g.w[0]}, f32).to(dtype);
+      const Tensor y0 = conv2d(x, w, b, g.stride, g.padding, g.dilation, g.groups);
+      const Tensor dy = randn(y0.sizes(), f32).to(dtype);
+      auto run = [&](const char* cudnn) {
+        ScopedEnv on("TESSERA_CUDA_CUDNN", cudnn);
+        const Tensor y = conv2d(x, w, b, g.stride, g.padding, g.dilation, g.groups);
+        auto [gi, gw, gb] =
+            convolution_backward(dy, x, w, g.stride, g.padding, g.dilation, g.groups);
+        return std::vector<std::vector<double>>{host_values(y), host_values(gi), host_values(gw),
+                                                host_values(gb)};
+      };
+      const int64_t before = cuda::cudnn_convolution_calls();
+      const auto with = run("1");
+      CHECK(cuda::cudnn_convolution_calls() - before == 3);  // forward, data, filter
+      CHECK(run("1") == with);
+      const auto without = run("0");
+      CHECK(cuda::cudnn_convolution_calls() - before == 6);
+      const char* names[] = {"output", "grad_input", "grad_weight", "grad_bias"};
+      for (size_t i = 0; i < with.size(); ++i) {
+        INFO(names[i]);
+        const double atol = tol * max_abs(without[i]);
+        CHECK(tessera::testing::close_report(with[i], without[i], 0, atol) == "");
+      }
+    }
+  }
+}
+
+TEST_CASE("cuda: a cuDNN that cannot be loaded is a reason, not an error", "[cuda][cudnn]") {
+  if (cuda::cudnn_available()) TESSERA_SKIP("cuDNN loads on this machine");
+  const std::string& why = cuda::cudnn_unavailable_reason();
+  INFO(why);
+  const char* named = std::getenv("TESSERA_CUDNN_LIBRARY");
+  const std::string file = named != nullptr && *named != '\0' ? named : "libcudnn.so.9";
+  CHECK(why.find(file) != std::string::npos);
+  CHECK(cuda::cudnn_convolution_calls() == 0);
 }

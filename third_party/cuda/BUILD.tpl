@@ -32,3 +32,11 @@ cc_library(
     includes = ["cublas_include"],
     deps = [":cuda_headers"],
 )
+
+# cuDNN's headers (cudnn.h includes its cudnn_*.h siblings).
+cc_library(
+    name = "cudnn_headers",
+    hdrs = glob(["cudnn_include/cudnn*.h"]),
+    includes = ["cudnn_include"],
+    deps = [":cuda_headers"],
+)

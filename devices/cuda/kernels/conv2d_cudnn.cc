@@ -1,0 +1,484 @@
+// conv2d through cuDNN (conv2d_cudnn.h). Each call describes its tensors to
+// cuDNN, takes the algorithms cuDNN's heuristics rank for that geometry
+// (cached per geometry), keeps the deterministic ones whose workspace can be
+// had, and runs the first. Anything cuDNN cannot take goes to the im2col
+// kernels that were registered before.
+#include "devices/cuda/kernels/conv2d_cudnn.h"
+
+#include <array>
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "devices/cuda/cuda_context.h"
+#include "devices/cuda/cudnn_library.h"
+#include "devices/cuda/cudnn_status.h"
+#include "devices/cuda/kernels/launch.h"
+#include "runtime/core/environment.h"
+#include "runtime/core/error.h"
+#include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/matmul_precision.h"
+#include "runtime/ops/ops.h"
+
+namespace tessera::cuda {
+namespace {
+
+// The kernels of conv2d.cu, which run whenever cuDNN does not.
+kernels::Conv2d::Fn im2col_forward = nullptr;
+kernels::Conv2dBackward::Fn im2col_backward = nullptr;
+
+std::atomic<int64_t> calls{0};
+
+// Workspaces above this are not asked for (the im2col path's columns are
+// capped at 256 MiB by default; cuDNN's best algorithms need far less).
+constexpr size_t kMaxWorkspaceBytes = size_t{1} << 30;
+// How many ranked algorithms to ask the heuristics for (more than cuDNN has
+// of any direction).
+constexpr int kRequestedAlgorithms = 16;
+
+// Says once, on stderr, why a convolution did not run on cuDNN although
+// TESSERA_CUDA_CUDNN asked for it (each distinct reason once).
+void report_once(const std::string& why) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(why).second) {
+    std::fprintf(stderr, "tessera: cuda: conv2d runs on im2col, not cuDNN: %s\n", why.c_str());
+  }
+}
+
+// The switch, read at each call (so a test can compare both paths in one
+// process); nullptr when off or when cuDNN cannot be loaded.
+const CudnnApi* wanted_cudnn() {
+  if (!env_switch("TESSERA_CUDA_CUDNN").value_or(false)) return nullptr;
+  const CudnnApi* api = cudnn();
+  if (api == nullptr) report_once(cudnn_unavailable_reason());
+  return api;
+}
+
+std::optional<cudnnDataType_t> data_type(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return CUDNN_DATA_FLOAT;
+    case DType::kF64: return CUDNN_DATA_DOUBLE;
+    case DType::kF16: return CUDNN_DATA_HALF;
+    case DType::kBF16: return CUDNN_DATA_BFLOAT16;
+    default: return std::nullopt;
+  }
+}
+
+// The math cuDNN may use for this dtype: float32 by the runtime's matmul
+// precision (FMA keeps float32 throughout; DEFAULT lets Ampere and later
+// use TF32), tensor cores for the half types.
+cudnnMathType_t math_type(DType dtype) {
+  if (dtype == DType::kF32) {
+    return float32_matmul_precision() == MatmulPrecision::kHighest ? CUDNN_FMA_MATH
+                                                                    : CUDNN_DEFAULT_MATH;
+  }
+  return dtype == DType::kF64 ? CUDNN_DEFAULT_MATH : CUDNN_TENSOR_OP_MATH;
+}
+
+// The strides cuDNN is given for t: those of a packed NCHW layout (the one
+// every cuDNN algorithm takes; size-1 dimensions' strides address nothing,
+// so they are normalized); nullopt for any other layout, or beyond 32-bit
+// sizes.
+std::optional<std::array<int, 4>> packed_strides(const Tensor& t) {
+  if (t.dim() != 4 || t.numel() > INT_MAX) return std::nullopt;
+  const Shape& size = t.sizes();
+  const Shape& stride = t.strides();
+  std::array<int, 4> packed{};
+  int64_t expect = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (size[d] != 1 && stride[d] != expect) return std::nullopt;
+    packed[d] = static_cast<int>(expect);
+    expect *= size[d];
+  }
+  return packed;
+}
+
+// A tensor cuDNN can read in place: t itself when packed NCHW, else a
+// contiguous copy. (Channels-last tensors are copied too: mixing layouts
+// narrows cuDNN's choice of algorithms, and NCHW throughout keeps them all.)
+Tensor packed(const Tensor& t) { return packed_strides(t) ? t : t.contiguous(); }
+
+struct Descriptors {
+  explicit Descriptors(const CudnnApi& a) : api(a) {}
+  ~Descriptors() {
+    if (x != nullptr) api.destroy_tensor(x);
+    if (y != nullptr) api.destroy_tensor(y);
+    if (w != nullptr) api.destroy_filter(w);
+    if (conv != nullptr) api.destroy_convolution(conv);
+  }
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+
+  const CudnnApi& api;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+};
+
+bool fits_int(const Shape& values) {
+  for (int64_t v : values) {
+    if (v < 0 || v > INT_MAX) return false;
+  }
+  return true;
+}
+
+// Describes x, the weight and y (y being the output of the forward, or the
+// gradient that comes in to the backward) and the convolution. Returns the
+// reason when cuDNN cannot take them ("" on success).
+std::string describe_convolution(Descriptors& d, const Tensor& x, const Tensor& weight,
+                                 const Tensor& y, const Shape& stride, const Shape& padding,
+                                 const Shape& dilation, int64_t groups) {
+  const std::optional<cudnnDataType_t> dt = data_type(x.dtype());
+  if (!dt) return "cuDNN has no " + std::string(dtype_name(x.dtype())) + " convolution";
+  const auto xs = packed_strides(x), ys = packed_strides(y);
+  if (!xs || !ys || !weight.is_contiguous() || weight.numel() > INT_MAX || !fits_int(stride) ||
+      !fits_int(padding) || !fits_int(dilation) || groups > INT_MAX ||
+      !fits_int(weight.sizes())) {
+    return "sizes beyond cuDNN's 32-bit descriptors: " + describe(x) + ", " + describe(weight);
+  }
+  const CudnnApi& api = d.api;
+  auto tensor = [&](cudnnTensorDescriptor_t& desc, const Tensor& t, const std::array<int, 4>& s) {
+    if (api.create_tensor(&desc) != CUDNN_STATUS_SUCCESS) return false;
+    return api.set_tensor_4d(desc, *dt, static_cast<int>(t.size(0)), static_cast<int>(t.size(1)),
+                             static_cast<int>(t.size(2)), static_cast<int>(t.size(3)), s[0], s[1],
+                             s[2], s[3]) == CUDNN_STATUS_SUCCESS;
+  };
+  if (!tensor(d.x, x, *xs) || !tensor(d.y, y, *ys)) {
+    return "cuDNN refused the tensors " + describe(x) + " and " + describe(y);
+  }
+  const Shape& ws = weight.sizes();
+  if (api.create_filter(&d.w) != CUDNN_STATUS_SUCCESS ||
+      api.set_filter_4d(d.w, *dt, CUDNN_TENSOR_NCHW, static_cast<int>(ws[0]),
+                        static_cast<int>(ws[1]), static_cast<int>(ws[2]),
+                        static_cast<int>(ws[3])) != CUDNN_STATUS_SUCCESS) {
+    return "cuDNN refused the weight " + describe(weight);
+  }
+  const cudnnDataType_t compute = *dt == CUDNN_DATA_DOUBLE ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  if (api.create_convolution(&d.conv) != CUDNN_STATUS_SUCCESS ||
+      api.set_convolution_2d(d.conv, static_cast<int>(padding[0]), static_cast<int>(padding[1]),
+                             static_cast<int>(stride[0]), static_cast<int>(stride[1]),
+                             static_cast<int>(dilation[0]), static_cast<int>(dilation[1]),
+                             CUDNN_CROSS_CORRELATION, compute) != CUDNN_STATUS_SUCCESS ||
+      api.set_group_count(d.conv, static_cast<int>(groups)) != CUDNN_STATUS_SUCCESS ||
+      api.set_math_type(d.conv, math_type(x.dtype())) != CUDNN_STATUS_SUCCESS) {
+    return "cuDNN refused the convolution's parameters";
+  }
+  return "";
+}
+
+enum class Direction { kForward, kBackwardData, kBackwardFilter };
+
+struct Algorithm {
+  int algo;
+  size_t workspace;
+  cudnnMathType_t math;
+};
+
+// The usable algorithms for one geometry, best first.
+using Ranking = std::vector<Algorithm>;
+
+// What a ranking depends on: the direction, the device, dtype, math, sizes
+// and parameters (every tensor given to cuDNN is packed NCHW).
+std::vector<int64_t> ranking_key(Direction direction, int device, const Tensor& x,
+                                 const Tensor& weight, const Tensor& y, const Shape& stride,
+                                 const Shape& padding, const Shape& dilation, int64_t groups) {
+  std::vector<int64_t> key{static_cast<int64_t>(direction), device,
+                           static_cast<int64_t>(x.dtype()),
+                           static_cast<int64_t>(math_type(x.dtype())), groups};
+  for (const Tensor* t : {&x, &weight, &y}) {
+    key.insert(key.end(), t->sizes().begin(), t->sizes().end());
+  }
+  for (const Shape* p : {&stride, &padding, &dilation}) key.insert(key.end(), p->begin(), p->end());
+  return key;
+}
+
+// The deterministic, successful entries of cuDNN's ranking that fit the
+// workspace limit. float32 at "highest" precision keeps FMA math whatever
+// an entry suggests.
+template <typename Perf>
+Ranking usable(const Perf* results, int count, DType dtype) {
+  Ranking out;
+  for (int i = 0; i < count; ++i) {
+    const Perf& r = results[i];
+    if (r.status != CUDNN_STATUS_SUCCESS || r.determinism != CUDNN_DETERMINISTIC ||
+        r.memory > kMaxWorkspaceBytes) {
+      continue;
+    }
+    cudnnMathType_t math = r.mathType;
+    if (dtype == DType::kF32 && float32_matmul_precision() == MatmulPrecision::kHighest) {
+      math = CUDNN_FMA_MATH;
+    }
+    out.push_back({static_cast<int>(r.algo), r.memory, math});
+  }
+  return out;
+}
+
+Ranking query_ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
+                      const Descriptors& d, DType dtype) {
+  int returned = 0;
+  switch (direction) {
+    case Direction::kForward: {
+      std::array<cudnnConvolutionFwdAlgoPerf_t, kRequestedAlgorithms> r{};
+      if (api.forward_algorithms(handle, d.x, d.w, d.conv, d.y, kRequestedAlgorithms, &returned,
+                                 r.data()) != CUDNN_STATUS_SUCCESS) {
+        return {};
+      }
+      return usable(r.data(), returned, dtype);
+    }
+    case Direction::kBackwardData: {
+      std::array<cudnnConvolutionBwdDataAlgoPerf_t, kRequestedAlgorithms> r{};
+      if (api.backward_data_algorithms(handle, d.w, d.y, d.conv, d.x, kRequestedAlgorithms,
+                                       &returned, r.data()) != CUDNN_STATUS_SUCCESS) {
+        return {};
+      }
+      return usable(r.data(), returned, dtype);
+    }
+    case Direction::kBackwardFilter: {
+      std::array<cudnnConvolutionBwdFilterAlgoPerf_t, kRequestedAlgorithms> r{};
+      if (api.backward_filter_algorithms(handle, d.x, d.y, d.conv, d.w, kRequestedAlgorithms,
+                                         &returned, r.data()) != CUDNN_STATUS_SUCCESS) {
+        return {};
+      }
+      return usable(r.data(), returned, dtype);
+    }
+  }
+  return {};
+}
+
+// Rankings are asked for once per geometry: the heuristics cost more than a
+// small convolution.
+Ranking ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
+                const Descriptors& d, const std::vector<int64_t>& key, DType dtype) {
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, Ranking> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+  }
+  Ranking r = query_ranking(api, handle, direction, d, dtype);
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(key, r);
+  return r;
+}
+
+// Runs the first algorithm of the ranking whose workspace can be allocated;
+// false when none can (nothing has been written then).
+template <typename Run>
+bool run_first(const KernelContext& ctx, const Ranking& ranked, const Descriptors& d,
+               const Run& run) {
+  for (const Algorithm& a : ranked) {
+    Tensor workspace;
+    if (a.workspace > 0) {
+      try {
+        workspace = empty({static_cast<int64_t>(a.workspace)},
+                          TensorOptions(DType::kU8, ctx.device));
+      } catch (const OutOfMemoryError&) {
+        continue;  // the next algorithm may need less
+      }
+    }
+    if (d.api.set_math_type(d.conv, a.math) != CUDNN_STATUS_SUCCESS) continue;
+    run(a, a.workspace > 0 ? workspace.data_ptr() : nullptr);
+    calls.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  return false;
+}
+
+// alpha = 1, beta = 0 in the scalar type cuDNN wants for dtype.
+struct Scalars {
+  float f1 = 1.0f, f0 = 0.0f;
+  double d1 = 1.0, d0 = 0.0;
+  bool is_double;
+  explicit Scalars(DType dtype) : is_double(dtype == DType::kF64) {}
+  const void* one() const { return is_double ? static_cast<const void*>(&d1) : &f1; }
+  const void* zero() const { return is_double ? static_cast<const void*>(&d0) : &f0; }
+};
+
+// Calls worth describing to cuDNN: a dtype it has (integer convolutions
+// go to im2col without a word) and something to compute.
+bool for_cudnn(const Tensor& input, const Tensor& weight, const Tensor& y) {
+  return data_type(input.dtype()).has_value() && input.numel() > 0 && weight.numel() > 0 &&
+         y.numel() > 0;
+}
+
+// Forward on cuDNN into out (bias added after, as on the im2col path);
+// false when cuDNN cannot take the call.
+bool cudnn_forward(const CudnnApi& api, const KernelContext& ctx, Tensor& out,
+                   const Tensor& input, const Tensor& weight, const Shape& stride,
+                   const Shape& padding, const Shape& dilation, int64_t groups) {
+  const Tensor x = packed(input), w = weight.contiguous();
+  Tensor y = packed_strides(out) ? out : empty(out.sizes(), TensorOptions(out.dtype(), ctx.device));
+  Descriptors d(api);
+  const std::string refused = describe_convolution(d, x, w, y, stride, padding, dilation, groups);
+  if (!refused.empty()) {
+    report_once(refused);
+    return false;
+  }
+  CudaContext& device = context(ctx.device.index, "conv2d");
+  DeviceScope scope(device);
+  CudnnLease lease(device, stream_of(ctx));
+  const auto key = ranking_key(Direction::kForward, ctx.device.index, x, w, y, stride, padding,
+                               dilation, groups);
+  const Scalars s(x.dtype());
+  const bool ran = run_first(
+      ctx, ranking(api, lease.handle(), Direction::kForward, d, key, x.dtype()), d,
+      [&](const Algorithm& a, void* workspace) {
+        check_cudnn(api.forward(lease.handle(), s.one(), d.x, x.data_ptr(), d.w, w.data_ptr(),
+                                d.conv, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo),
+                                workspace, a.workspace, s.zero(), d.y, y.data_ptr()),
+                    "cudnnConvolutionForward", "conv2d", ctx.device.index);
+      });
+  if (!ran) {
+    report_once("no deterministic forward algorithm within the workspace limit for " +
+                describe(input) + " * " + describe(weight));
+    return false;
+  }
+  if (!y.is_same(out)) out.copy_(y);
+  return true;
+}
+
+// grad_input on cuDNN; false when cuDNN cannot take the call.
+bool cudnn_backward_data(const CudnnApi& api, const KernelContext& ctx, Tensor& grad_input,
+                         const Tensor& grad_out, const Tensor& weight, const Shape& stride,
+                         const Shape& padding, const Shape& dilation, int64_t groups) {
+  const Tensor dy = packed(grad_out), w = weight.contiguous();
+  Tensor dx = packed_strides(grad_input)
+                  ? grad_input
+                  : empty(grad_input.sizes(), TensorOptions(grad_input.dtype(), ctx.device));
+  Descriptors d(api);
+  const std::string refused = describe_convolution(d, dx, w, dy, stride, padding, dilation, groups);
+  if (!refused.empty()) {
+    report_once(refused);
+    return false;
+  }
+  CudaContext& device = context(ctx.device.index, "conv2d_backward");
+  DeviceScope scope(device);
+  CudnnLease lease(device, stream_of(ctx));
+  const auto key = ranking_key(Direction::kBackwardData, ctx.device.index, dx, w, dy, stride,
+                               padding, dilation, groups);
+  const Scalars s(dy.dtype());
+  const bool ran = run_first(
+      ctx, ranking(api, lease.handle(), Direction::kBackwardData, d, key, dy.dtype()), d,
+      [&](const Algorithm& a, void* workspace) {
+        check_cudnn(api.backward_data(lease.handle(), s.one(), d.w, w.data_ptr(), d.y,
+                                      dy.data_ptr(), d.conv,
+                                      static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo),
+                                      workspace, a.workspace, s.zero(), d.x, dx.data_ptr()),
+                    "cudnnConvolutionBackwardData", "conv2d_backward", ctx.device.index);
+      });
+  if (!ran) {
+    report_once("no deterministic backward-data algorithm within the workspace limit for " +
+                describe(grad_out) + " and " + describe(weight));
+    return false;
+  }
+  if (!dx.is_same(grad_input)) grad_input.copy_(dx);
+  return true;
+}
+
+// grad_weight on cuDNN; false when cuDNN cannot take the call.
+bool cudnn_backward_filter(const CudnnApi& api, const KernelContext& ctx, Tensor& grad_weight,
+                           const Tensor& grad_out, const Tensor& input, const Shape& stride,
+                           const Shape& padding, const Shape& dilation, int64_t groups) {
+  const Tensor dy = packed(grad_out), x = packed(input);
+  Tensor dw = grad_weight.is_contiguous()
+                  ? grad_weight
+                  : empty(grad_weight.sizes(), TensorOptions(grad_weight.dtype(), ctx.device));
+  Descriptors d(api);
+  const std::string refused = describe_convolution(d, x, dw, dy, stride, padding, dilation, groups);
+  if (!refused.empty()) {
+    report_once(refused);
+    return false;
+  }
+  CudaContext& device = context(ctx.device.index, "conv2d_backward");
+  DeviceScope scope(device);
+  CudnnLease lease(device, stream_of(ctx));
+  const auto key = ranking_key(Direction::kBackwardFilter, ctx.device.index, x, dw, dy, stride,
+                               padding, dilation, groups);
+  const Scalars s(dy.dtype());
+  const bool ran = run_first(
+      ctx, ranking(api, lease.handle(), Direction::kBackwardFilter, d, key, dy.dtype()), d,
+      [&](const Algorithm& a, void* workspace) {
+        check_cudnn(api.backward_filter(lease.handle(), s.one(), d.x, x.data_ptr(), d.y,
+                                        dy.data_ptr(), d.conv,
+                                        static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
+                                        workspace, a.workspace, s.zero(), d.w, dw.data_ptr()),
+                    "cudnnConvolutionBackwardFilter", "conv2d_backward", ctx.device.index);
+      });
+  if (!ran) {
+    report_once("no deterministic backward-filter algorithm within the workspace limit for " +
+                describe(input) + " and " + describe(grad_out));
+    return false;
+  }
+  if (!dw.is_same(grad_weight)) grad_weight.copy_(dw);
+  return true;
+}
+
+void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input, const Tensor& weight,
+                   const Tensor& bias, const Shape& stride, const Shape& padding,
+                   const Shape& dilation, int64_t groups) {
+  const CudnnApi* api = wanted_cudnn();
+  if (api != nullptr && for_cudnn(input, weight, out) &&
+      cudnn_forward(*api, ctx, out, input, weight, stride, padding, dilation, groups)) {
+    if (bias.defined()) out.add_(bias.view({1, weight.size(0), 1, 1}));
+    return;
+  }
+  im2col_forward(ctx, out, input, weight, bias, stride, padding, dilation, groups);
+}
+
+void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor& grad_weight,
+                            Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
+                            const Tensor& weight, const Shape& stride, const Shape& padding,
+                            const Shape& dilation, int64_t groups) {
+  const CudnnApi* api = wanted_cudnn();
+  if (api == nullptr || !for_cudnn(input, weight, grad_out)) {
+    im2col_backward(ctx, grad_input, grad_weight, grad_bias, grad_out, input, weight, stride,
+                    padding, dilation, groups);
+    return;
+  }
+  // Each gradient cuDNN cannot take is left to the im2col kernel alone.
+  Tensor rest_input, rest_weight, none;
+  if (grad_input.defined() && !cudnn_backward_data(*api, ctx, grad_input, grad_out, weight,
+                                                   stride, padding, dilation, groups)) {
+    rest_input = grad_input;
+  }
+  if (grad_weight.defined() && !cudnn_backward_filter(*api, ctx, grad_weight, grad_out, input,
+                                                      stride, padding, dilation, groups)) {
+    rest_weight = grad_weight;
+  }
+  if (rest_input.defined() || rest_weight.defined()) {
+    im2col_backward(ctx, rest_input, rest_weight, none, grad_out, input, weight, stride, padding,
+                    dilation, groups);
+  }
+  if (grad_bias.defined()) grad_bias.copy_(sum(grad_out, {0, 2, 3}));
+}
+
+}  // namespace
+
+int64_t cudnn_convolution_calls() { return calls.load(std::memory_order_relaxed); }
+
+void register_cudnn_conv2d_kernels(KernelRegistry& registry, DeviceType type) {
+  // A second registration finds this file's kernels: keep the first's.
+  if (auto forward = registry.lookup<kernels::Conv2d>(type); forward != &conv2d_kernel) {
+    im2col_forward = forward;
+  }
+  if (auto backward = registry.lookup<kernels::Conv2dBackward>(type);
+      backward != &conv2d_backward_kernel) {
+    im2col_backward = backward;
+  }
+  TESSERA_CHECK(im2col_forward != nullptr && im2col_backward != nullptr, DeviceError,
+                "cuda: register_cudnn_conv2d_kernels runs after the im2col conv2d kernels are "
+                "registered");
+  registry.register_kernel<kernels::Conv2d>(type, &conv2d_kernel);
+  registry.register_kernel<kernels::Conv2dBackward>(type, &conv2d_backward_kernel);
+}
+
+}  // namespace tessera::cuda
