@@ -299,6 +299,41 @@ void fold_strided(int in_base, ACC_T centre, uint first, uint end, uint step, in
   }
 }
 
+// Folds the reduced elements begin + first, begin + first + step, ... (<
+// end) of the output whose input starts at in_base, as fold_strided does,
+// except that f32 elements lying contiguous and 16-byte aligned are read
+// as vec4s: a quarter of the loads, each four times as wide, which is what
+// keeps enough bytes in flight for a GPU's memory (scalar loads left a
+// full sum at about half of torch's bandwidth on an H200). Each invocation
+// then folds 4 interleaved partials and combines them at the end: a fixed
+// order, so the result is the same every run.
+#ifdef ACC_FLOAT
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer Float4s { vec4 v[]; };
+
+bool dense_vec4(int in_base, uint begin) {
+  return kInType == kF32 && !kIsArg && red_rank() == 1 && p.red_in[0] == 1 &&
+         p.in_addr.x % 16u == 0u && (uint(in_base) + begin) % 4u == 0u;
+}
+#endif
+
+void fold_range(int in_base, ACC_T centre, uint begin, uint end, uint first, uint step,
+                inout ACC_T acc, inout uint index) {
+#ifdef ACC_FLOAT
+  if (begin < end && dense_vec4(in_base, begin)) {
+    const uint vectors = (end - begin) / 4u;
+    const uint q0 = (uint(in_base) + begin) / 4u;
+    vec4 part = vec4(identity());
+    for (uint k = first; k < vectors; k += step) {
+      const vec4 x = Float4s(p.in_addr).v[q0 + k];
+      for (int j = 0; j < 4; ++j) part[j] = combine(part[j], map_value(x[j], centre));
+    }
+    acc = combine(acc, combine(combine(part[0], part[1]), combine(part[2], part[3])));
+    begin += vectors * 4u;  // what is left: fewer than 4 elements
+  }
+#endif
+  fold_strided(in_base, centre, begin + first, end, step, acc, index);
+}
+
 void serial_main() {
   const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   const uint rr = red_rank();
@@ -360,7 +395,7 @@ void group_main() {
     const ACC_T centre = centre_of(o);
     ACC_T acc = identity();
     uint index = kNoIndex;
-    fold_strided(in_base, centre, begin + tid, end, group_size, acc, index);
+    fold_range(in_base, centre, begin, end, tid, group_size, acc, index);
     uint width = group_size;
 #if defined(USE_SUBGROUPS) && defined(ACC_FLOAT)
     if (kMode == 2) {  // sums: the host picks mode 2 only for them
@@ -448,7 +483,7 @@ void subgroup_main() {
     const ACC_T centre = centre_of(o);
     ACC_T acc = identity();
     uint index = kNoIndex;
-    fold_strided(in_base, centre, lane, p.numel_red, gl_SubgroupSize, acc, index);
+    fold_range(in_base, centre, 0, p.numel_red, lane, gl_SubgroupSize, acc, index);
     acc = subgroup_combine(acc, index);
     if (subgroupElect()) write_result(out_at, acc, index, centre);
   }
