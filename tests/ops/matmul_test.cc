@@ -170,6 +170,25 @@ TEST_CASE("matmul: a row-major b of a row stride of 1024", "[matmul]") {
   CHECK(read_strided(out) == read_strided(mm(a, b)));
 }
 
+TEST_CASE("matmul: many rows times a b of a row stride of 512", "[matmul]") {
+  // [400, 300] x [300, 512] and a batch of two with a broadcast b: products
+  // of >= 384 rows that the CPU device runs on a row-padded copy of such a
+  // b (gemm_dnnl.cc, on AVX2 machines), b also as a column slice (n = 500,
+  // the same row stride) and into an out= column slice. The reference is
+  // the triple loop.
+  Tensor a = make_tensor(values_for(DType::kF32, 400 * 300, 31), {400, 300});
+  Tensor b = make_tensor(values_for(DType::kF32, 300 * 512, 32), {300, 512});
+  check_mm(a, b);
+  check_mm(a, b.slice(1, 12, 512));
+  Tensor out_wide = zeros({400, 520});
+  Tensor out = out_wide.slice(1, 0, 512);
+  mm_out(out, a, b);
+  CHECK(read_strided(out) == read_strided(mm(a, b)));
+  Tensor a2 = make_tensor(values_for(DType::kF32, 2 * 400 * 300, 33), {2, 400, 300});
+  const Tensor batched = matmul(a2, b);
+  CHECK(read_strided(batched.select(0, 1)) == read_strided(mm(a2.select(0, 1), b)));
+}
+
 TEST_CASE("matmul: transposed and strided operands", "[matmul]") {
   for (DType t : {DType::kF32, DType::kF64, DType::kF16, DType::kI64}) {
     INFO(dname(t));
