@@ -221,34 +221,37 @@ Ranking usable(const Perf* results, int count, DType dtype) {
   return out;
 }
 
-Ranking query_ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
-                      const Descriptors& d, DType dtype) {
+// cuDNN's ranking from `query(results, &returned)`, filtered by usable().
+template <typename Perf, typename Query>
+Ranking ask(const Query& query, DType dtype) {
+  std::array<Perf, kRequestedAlgorithms> results{};
   int returned = 0;
+  if (query(results.data(), &returned) != CUDNN_STATUS_SUCCESS) return {};
+  return usable(results.data(), returned, dtype);
+}
+
+Ranking query_ranking(const CudnnApi& api, cudnnHandle_t h, Direction direction,
+                      const Descriptors& d, DType dtype) {
+  constexpr int n = kRequestedAlgorithms;
   switch (direction) {
-    case Direction::kForward: {
-      std::array<cudnnConvolutionFwdAlgoPerf_t, kRequestedAlgorithms> r{};
-      if (api.forward_algorithms(handle, d.x, d.w, d.conv, d.y, kRequestedAlgorithms, &returned,
-                                 r.data()) != CUDNN_STATUS_SUCCESS) {
-        return {};
-      }
-      return usable(r.data(), returned, dtype);
-    }
-    case Direction::kBackwardData: {
-      std::array<cudnnConvolutionBwdDataAlgoPerf_t, kRequestedAlgorithms> r{};
-      if (api.backward_data_algorithms(handle, d.w, d.y, d.conv, d.x, kRequestedAlgorithms,
-                                       &returned, r.data()) != CUDNN_STATUS_SUCCESS) {
-        return {};
-      }
-      return usable(r.data(), returned, dtype);
-    }
-    case Direction::kBackwardFilter: {
-      std::array<cudnnConvolutionBwdFilterAlgoPerf_t, kRequestedAlgorithms> r{};
-      if (api.backward_filter_algorithms(handle, d.x, d.y, d.conv, d.w, kRequestedAlgorithms,
-                                         &returned, r.data()) != CUDNN_STATUS_SUCCESS) {
-        return {};
-      }
-      return usable(r.data(), returned, dtype);
-    }
+    case Direction::kForward:
+      return ask<cudnnConvolutionFwdAlgoPerf_t>(
+          [&](auto* r, int* got) {
+            return api.forward_algorithms(h, d.x, d.w, d.conv, d.y, n, got, r);
+          },
+          dtype);
+    case Direction::kBackwardData:
+      return ask<cudnnConvolutionBwdDataAlgoPerf_t>(
+          [&](auto* r, int* got) {
+            return api.backward_data_algorithms(h, d.w, d.y, d.conv, d.x, n, got, r);
+          },
+          dtype);
+    case Direction::kBackwardFilter:
+      return ask<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          [&](auto* r, int* got) {
+            return api.backward_filter_algorithms(h, d.x, d.y, d.conv, d.w, n, got, r);
+          },
+          dtype);
   }
   return {};
 }
@@ -310,115 +313,89 @@ bool for_cudnn(const Tensor& input, const Tensor& weight, const Tensor& y) {
          y.numel() > 0;
 }
 
-// Forward on cuDNN into out (bias added after, as on the im2col path);
-// false when cuDNN cannot take the call.
-bool cudnn_forward(const CudnnApi& api, const KernelContext& ctx, Tensor& out,
-                   const Tensor& input, const Tensor& weight, const Shape& stride,
-                   const Shape& padding, const Shape& dilation, int64_t groups) {
-  const Tensor x = packed(input), w = weight.contiguous();
-  Tensor y = packed_strides(out) ? out : empty(out.sizes(), TensorOptions(out.dtype(), ctx.device));
-  Descriptors d(api);
-  const std::string refused = describe_convolution(d, x, w, y, stride, padding, dilation, groups);
-  if (!refused.empty()) {
-    report_once(refused);
-    return false;
+// The convolution's geometry and the three tensors cuDNN sees, each packed
+// NCHW: x (the input or its gradient), w (the weight or its gradient) and
+// y (the output or its gradient). The one a direction writes is `result`'s
+// storage when that is packed, else a scratch copied into it afterwards.
+struct Problem {
+  Direction direction;
+  Tensor x, w, y;
+  const Shape &stride, &padding, &dilation;
+  int64_t groups;
+};
+
+const char* direction_name(Direction direction) {
+  switch (direction) {
+    case Direction::kForward: return "forward";
+    case Direction::kBackwardData: return "backward-data";
+    default: return "backward-filter";
   }
-  CudaContext& device = context(ctx.device.index, "conv2d");
-  DeviceScope scope(device);
-  CudnnLease lease(device, stream_of(ctx));
-  const auto key = ranking_key(Direction::kForward, ctx.device.index, x, w, y, stride, padding,
-                               dilation, groups);
-  const Scalars s(x.dtype());
-  const bool ran = run_first(
-      ctx, ranking(api, lease.handle(), Direction::kForward, d, key, x.dtype()), d,
-      [&](const Algorithm& a, void* workspace) {
-        check_cudnn(api.forward(lease.handle(), s.one(), d.x, x.data_ptr(), d.w, w.data_ptr(),
-                                d.conv, static_cast<cudnnConvolutionFwdAlgo_t>(a.algo),
-                                workspace, a.workspace, s.zero(), d.y, y.data_ptr()),
-                    "cudnnConvolutionForward", "conv2d", ctx.device.index);
-      });
-  if (!ran) {
-    report_once("no deterministic forward algorithm within the workspace limit for " +
-                describe(input) + " * " + describe(weight));
-    return false;
-  }
-  if (!y.is_same(out)) out.copy_(y);
-  return true;
 }
 
-// grad_input on cuDNN; false when cuDNN cannot take the call.
-bool cudnn_backward_data(const CudnnApi& api, const KernelContext& ctx, Tensor& grad_input,
-                         const Tensor& grad_out, const Tensor& weight, const Shape& stride,
-                         const Shape& padding, const Shape& dilation, int64_t groups) {
-  const Tensor dy = packed(grad_out), w = weight.contiguous();
-  Tensor dx = packed_strides(grad_input)
-                  ? grad_input
-                  : empty(grad_input.sizes(), TensorOptions(grad_input.dtype(), ctx.device));
+// Runs one direction of the problem on cuDNN; false (the reason reported
+// once) when cuDNN cannot take it, with nothing written.
+bool run_on_cudnn(const CudnnApi& api, const KernelContext& ctx, const Problem& pr) {
+  const char* op = pr.direction == Direction::kForward ? "conv2d" : "conv2d_backward";
   Descriptors d(api);
-  const std::string refused = describe_convolution(d, dx, w, dy, stride, padding, dilation, groups);
+  const std::string refused = describe_convolution(d, pr.x, pr.w, pr.y, pr.stride, pr.padding,
+                                                   pr.dilation, pr.groups);
   if (!refused.empty()) {
     report_once(refused);
     return false;
   }
-  CudaContext& device = context(ctx.device.index, "conv2d_backward");
+  CudaContext& device = context(ctx.device.index, op);
   DeviceScope scope(device);
   CudnnLease lease(device, stream_of(ctx));
-  const auto key = ranking_key(Direction::kBackwardData, ctx.device.index, dx, w, dy, stride,
-                               padding, dilation, groups);
-  const Scalars s(dy.dtype());
+  const cudnnHandle_t h = lease.handle();
+  const auto key = ranking_key(pr.direction, ctx.device.index, pr.x, pr.w, pr.y, pr.stride,
+                               pr.padding, pr.dilation, pr.groups);
+  const Scalars s(pr.x.dtype());
+  void *x = pr.x.data_ptr(), *w = pr.w.data_ptr(), *y = pr.y.data_ptr();
   const bool ran = run_first(
-      ctx, ranking(api, lease.handle(), Direction::kBackwardData, d, key, dy.dtype()), d,
-      [&](const Algorithm& a, void* workspace) {
-        check_cudnn(api.backward_data(lease.handle(), s.one(), d.w, w.data_ptr(), d.y,
-                                      dy.data_ptr(), d.conv,
-                                      static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo),
-                                      workspace, a.workspace, s.zero(), d.x, dx.data_ptr()),
-                    "cudnnConvolutionBackwardData", "conv2d_backward", ctx.device.index);
+      ctx, ranking(api, h, pr.direction, d, key, pr.x.dtype()), d,
+      [&](const Algorithm& a, void* ws) {
+        switch (pr.direction) {
+          case Direction::kForward:
+            check_cudnn(api.forward(h, s.one(), d.x, x, d.w, w, d.conv,
+                                    static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws,
+                                    a.workspace, s.zero(), d.y, y),
+                        "cudnnConvolutionForward", op, ctx.device.index);
+            break;
+          case Direction::kBackwardData:
+            check_cudnn(api.backward_data(h, s.one(), d.w, w, d.y, y, d.conv,
+                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
+                                          a.workspace, s.zero(), d.x, x),
+                        "cudnnConvolutionBackwardData", op, ctx.device.index);
+            break;
+          case Direction::kBackwardFilter:
+            check_cudnn(api.backward_filter(h, s.one(), d.x, x, d.y, y, d.conv,
+                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
+                                            ws, a.workspace, s.zero(), d.w, w),
+                        "cudnnConvolutionBackwardFilter", op, ctx.device.index);
+            break;
+        }
       });
   if (!ran) {
-    report_once("no deterministic backward-data algorithm within the workspace limit for " +
-                describe(grad_out) + " and " + describe(weight));
-    return false;
+    report_once(std::string("no deterministic ") + direction_name(pr.direction) +
+                " algorithm within the workspace limit for " + describe(pr.x) + ", " +
+                describe(pr.w) + " and " + describe(pr.y));
   }
-  if (!dx.is_same(grad_input)) grad_input.copy_(dx);
-  return true;
+  return ran;
 }
 
-// grad_weight on cuDNN; false when cuDNN cannot take the call.
-bool cudnn_backward_filter(const CudnnApi& api, const KernelContext& ctx, Tensor& grad_weight,
-                           const Tensor& grad_out, const Tensor& input, const Shape& stride,
-                           const Shape& padding, const Shape& dilation, int64_t groups) {
-  const Tensor dy = packed(grad_out), x = packed(input);
-  Tensor dw = grad_weight.is_contiguous()
-                  ? grad_weight
-                  : empty(grad_weight.sizes(), TensorOptions(grad_weight.dtype(), ctx.device));
-  Descriptors d(api);
-  const std::string refused = describe_convolution(d, x, dw, dy, stride, padding, dilation, groups);
-  if (!refused.empty()) {
-    report_once(refused);
-    return false;
-  }
-  CudaContext& device = context(ctx.device.index, "conv2d_backward");
-  DeviceScope scope(device);
-  CudnnLease lease(device, stream_of(ctx));
-  const auto key = ranking_key(Direction::kBackwardFilter, ctx.device.index, x, dw, dy, stride,
-                               padding, dilation, groups);
-  const Scalars s(dy.dtype());
-  const bool ran = run_first(
-      ctx, ranking(api, lease.handle(), Direction::kBackwardFilter, d, key, dy.dtype()), d,
-      [&](const Algorithm& a, void* workspace) {
-        check_cudnn(api.backward_filter(lease.handle(), s.one(), d.x, x.data_ptr(), d.y,
-                                        dy.data_ptr(), d.conv,
-                                        static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
-                                        workspace, a.workspace, s.zero(), d.w, dw.data_ptr()),
-                    "cudnnConvolutionBackwardFilter", "conv2d_backward", ctx.device.index);
-      });
-  if (!ran) {
-    report_once("no deterministic backward-filter algorithm within the workspace limit for " +
-                describe(input) + " and " + describe(grad_out));
-    return false;
-  }
-  if (!dw.is_same(grad_weight)) grad_weight.copy_(dw);
+// `result` itself when cuDNN can write it in place (packed NCHW), else a
+// contiguous scratch of its sizes.
+Tensor writable(const Tensor& result, const KernelContext& ctx) {
+  return packed_strides(result) ? result
+                                : empty(result.sizes(), TensorOptions(result.dtype(), ctx.device));
+}
+
+// Runs pr on cuDNN, writing `result` (the one of x, w, y that the
+// direction computes, given as `target`); false when cuDNN cannot.
+bool compute(const CudnnApi& api, const KernelContext& ctx, const Problem& pr,
+             const Tensor& target, Tensor& result) {
+  if (!run_on_cudnn(api, ctx, pr)) return false;
+  if (!target.is_same(result)) result.copy_(target);
   return true;
 }
 
@@ -426,10 +403,14 @@ void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input, c
                    const Tensor& bias, const Shape& stride, const Shape& padding,
                    const Shape& dilation, int64_t groups) {
   const CudnnApi* api = wanted_cudnn();
-  if (api != nullptr && for_cudnn(input, weight, out) &&
-      cudnn_forward(*api, ctx, out, input, weight, stride, padding, dilation, groups)) {
-    if (bias.defined()) out.add_(bias.view({1, weight.size(0), 1, 1}));
-    return;
+  if (api != nullptr && for_cudnn(input, weight, out)) {
+    const Tensor y = writable(out, ctx);
+    const Problem pr{Direction::kForward, packed(input), weight.contiguous(), y,
+                     stride, padding, dilation, groups};
+    if (compute(*api, ctx, pr, y, out)) {
+      if (bias.defined()) out.add_(bias.view({1, weight.size(0), 1, 1}));
+      return;
+    }
   }
   im2col_forward(ctx, out, input, weight, bias, stride, padding, dilation, groups);
 }
@@ -446,13 +427,18 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
   }
   // Each gradient cuDNN cannot take is left to the im2col kernel alone.
   Tensor rest_input, rest_weight, none;
-  if (grad_input.defined() && !cudnn_backward_data(*api, ctx, grad_input, grad_out, weight,
-                                                   stride, padding, dilation, groups)) {
-    rest_input = grad_input;
+  const Tensor dy = packed(grad_out);
+  if (grad_input.defined()) {
+    const Tensor dx = writable(grad_input, ctx);
+    const Problem pr{Direction::kBackwardData, dx, weight.contiguous(), dy,
+                     stride, padding, dilation, groups};
+    if (!compute(*api, ctx, pr, dx, grad_input)) rest_input = grad_input;
   }
-  if (grad_weight.defined() && !cudnn_backward_filter(*api, ctx, grad_weight, grad_out, input,
-                                                      stride, padding, dilation, groups)) {
-    rest_weight = grad_weight;
+  if (grad_weight.defined()) {
+    const Tensor dw = writable(grad_weight, ctx);
+    const Problem pr{Direction::kBackwardFilter, packed(input), dw, dy,
+                     stride, padding, dilation, groups};
+    if (!compute(*api, ctx, pr, dw, grad_weight)) rest_weight = grad_weight;
   }
   if (rest_input.defined() || rest_weight.defined()) {
     im2col_backward(ctx, rest_input, rest_weight, none, grad_out, input, weight, stride, padding,
