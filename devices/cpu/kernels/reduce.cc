@@ -385,8 +385,14 @@ void reduce_inner(const ReduceArgs& r) {
   kit.for_range(base, 0, r.numel_out, [&](char* const* p, const int64_t* s, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
       char* in_base = p[1] + i * s[1];
-      run_tasks(nchunks, kChunk, [&](int64_t c) {
-        partial[c] = reduce_range(in_base, c * kChunk, std::min(r.numel_red, (c + 1) * kChunk));
+      // About one contiguous range of chunks per thread (a static
+      // partition, as the elementwise kernels use): each thread streams
+      // through its own part of memory. Dealt out adaptively, the full sum
+      // of [4096, 4096] f32 ran at 0.88 of torch's bandwidth.
+      parallel_for_range(nchunks, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t c = begin; c < end; ++c) {
+          partial[c] = reduce_range(in_base, c * kChunk, std::min(r.numel_red, (c + 1) * kChunk));
+        }
       });
       Cascade<A> total;
       for (A v : partial) total.add(v);
