@@ -4,9 +4,10 @@
 // library loadable anywhere and lets a GPU machine use the cuDNN it already
 // has (PyTorch's nvidia-cudnn-cu13, or a system install).
 // TESSERA_CUDNN_LIBRARY names the file; otherwise the dynamic loader
-// searches for libcudnn.so.9. cuDNN 9 loads its sub-libraries
-// (libcudnn_cnn.so.9, ...) itself: their folder must be on the loader's
-// path too (LD_LIBRARY_PATH), as it is for the copy PyTorch installs.
+// searches for libcudnn.so.9. cuDNN 9's libcudnn.so.9 forwards to
+// sub-libraries (libcudnn_graph/ops/cnn.so.9) in its own folder; the loader
+// here loads those first (from that folder, else the loader's path), since
+// cuDNN aborts the process when one is missing.
 //
 // Only the convolution calls are bound (the "legacy" descriptor API that
 // cuDNN 9 keeps beside its graph API).
