@@ -8,7 +8,8 @@
 //    [Cout/g, n * oh*ow]) @ columns[g]^T, accumulated in the GEMM;
 //  - grad_input: per group, column grads = weight[g]^T @ grad_out[g], then
 //    col2im gathers each input element's taps (no atomics).
-// Sums are f32, deterministic. Other dtypes, and tensors whose offsets or
+// Sums are f32, deterministic. f16 and bf16 run the same f32 path on
+// widened copies (widened_f32.h). Other dtypes, and tensors whose offsets or
 // sizes overflow the shaders' 32-bit arithmetic, stage through the host.
 #include <algorithm>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
+#include "devices/vulkan/kernels/widened_f32.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/signatures/nn.h"
 
@@ -202,6 +204,13 @@ void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input,
                    const Tensor& weight, const Tensor& bias, const Shape& stride,
                    const Shape& padding, const Shape& dilation, int64_t groups) {
   if (out.numel() == 0) return;
+  if (is_half(out.dtype()) && all_defined_have(out.dtype(), {&input, &weight, &bias})) {
+    Tensor y = f32_result(out);
+    conv2d_kernel(ctx, y, widened(input), widened(weight), widened(bias), stride, padding,
+                  dilation, groups);
+    round_into(out, y);
+    return;
+  }
   ConvGeometry g;
   bool native = is_f32(out) && is_f32(input) && is_f32(weight) && is_f32(bias) &&
                 conv_geometry(input, weight, out, stride, padding, dilation, groups, &g) &&
@@ -302,6 +311,16 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
                             Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                             const Tensor& weight, const Shape& stride, const Shape& padding,
                             const Shape& dilation, int64_t groups) {
+  if (is_half(grad_out.dtype()) &&
+      all_defined_have(grad_out.dtype(), {&grad_input, &grad_weight, &grad_bias, &input, &weight})) {
+    Tensor gi = f32_result(grad_input), gw = f32_result(grad_weight), gb = f32_result(grad_bias);
+    conv2d_backward_kernel(ctx, gi, gw, gb, widened(grad_out), widened(input), widened(weight),
+                           stride, padding, dilation, groups);
+    round_into(grad_input, gi);
+    round_into(grad_weight, gw);
+    round_into(grad_bias, gb);
+    return;
+  }
   ConvGeometry g;
   bool native = is_f32(grad_input) && is_f32(grad_weight) && is_f32(grad_bias) &&
                 is_f32(grad_out) && is_f32(input) && is_f32(weight) &&

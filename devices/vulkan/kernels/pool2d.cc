@@ -3,7 +3,10 @@
 // (shaders/pool_max_f32.comp, pool_avg_f32.comp, pool_avg_backward_f32.comp,
 // which gathers from the windows covering each input element); max's
 // backward runs one invocation per (n, c) plane scattering its grad_out in
-// order (it gets indices, not windows). No atomics. Other dtypes, outputs
+// order (it gets indices, not windows). No atomics. f16 and bf16 run the
+// f32 shaders on widened copies (widened_f32.h), and so do max pooling's
+// 8- and 16-bit integers, which f32 holds exactly (a maximum and its index
+// do not depend on the type then). Other dtypes, outputs
 // that are not contiguous, offsets beyond 32 bits, and (for the int64
 // indices) devices without 64-bit shader types stage through the host.
 // Max's backward skips out-of-range indices where the CPU raises.
@@ -13,6 +16,7 @@
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
+#include "devices/vulkan/kernels/widened_f32.h"
 #include "runtime/ops/signatures/nn.h"
 
 namespace tessera::vulkan {
@@ -38,6 +42,12 @@ bool fits_int32(const Shape& s) {
   return s.size() == 2;
 }
 
+// The dtypes max pooling runs on widened f32 copies: f32 holds every value
+// exactly, so maxima, NaN propagation and indices come out as in the dtype.
+bool max_pool_widens(DType dtype) {
+  return is_half(dtype) || dtype == DType::kU8 || dtype == DType::kI8 || dtype == DType::kI16;
+}
+
 uint64_t address(const Tensor& t) { return reinterpret_cast<uint64_t>(t.data_ptr()); }
 
 void strides_of(const Tensor& t, int32_t* out) {
@@ -55,6 +65,12 @@ void max_pool2d_kernel(const KernelContext& ctx, Tensor& out, Tensor& indices,
                        const Tensor& input, const Shape& kernel, const Shape& stride,
                        const Shape& padding, const Shape& dilation) {
   if (out.numel() == 0) return;
+  if (max_pool_widens(input.dtype()) && out.dtype() == input.dtype()) {
+    Tensor y = f32_result(out);
+    max_pool2d_kernel(ctx, y, indices, widened(input), kernel, stride, padding, dilation);
+    round_into(out, y);
+    return;
+  }
   const bool native = input.dtype() == DType::kF32 && out.dtype() == DType::kF32 &&
                       indices.dtype() == DType::kI64 &&
                       vulkan_context_of(ctx).has_sized_shader_types() && addressable(input) &&
@@ -98,6 +114,12 @@ struct MaxPoolBackwardParams {
 void max_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                                 const Tensor& grad_out, const Tensor& indices) {
   if (grad_input.numel() == 0) return;
+  if (is_half(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
+    Tensor gi = f32_result(grad_input);
+    max_pool2d_backward_kernel(ctx, gi, widened(grad_out), indices);
+    round_into(grad_input, gi);
+    return;
+  }
   const bool native = grad_input.dtype() == DType::kF32 && grad_out.dtype() == DType::kF32 &&
                       indices.dtype() == DType::kI64 &&
                       vulkan_context_of(ctx).has_sized_shader_types() &&
@@ -168,6 +190,13 @@ void avg_pool2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& inpu
                        const Shape& kernel, const Shape& stride, const Shape& padding,
                        bool count_include_pad, int64_t divisor_override) {
   if (out.numel() == 0) return;
+  if (is_half(input.dtype()) && out.dtype() == input.dtype()) {
+    Tensor y = f32_result(out);
+    avg_pool2d_kernel(ctx, y, widened(input), kernel, stride, padding, count_include_pad,
+                      divisor_override);
+    round_into(out, y);
+    return;
+  }
   AvgPoolParams p;
   if (!avg_pool_params(out, input, input, out, kernel, stride, padding, count_include_pad,
                        divisor_override, &p)) {
@@ -183,6 +212,13 @@ void avg_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                                 const Shape& padding, bool count_include_pad,
                                 int64_t divisor_override) {
   if (grad_input.numel() == 0) return;
+  if (is_half(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
+    Tensor gi = f32_result(grad_input);
+    avg_pool2d_backward_kernel(ctx, gi, widened(grad_out), kernel, stride, padding,
+                               count_include_pad, divisor_override);
+    round_into(grad_input, gi);
+    return;
+  }
   AvgPoolParams p;
   if (!avg_pool_params(grad_input, grad_out, grad_input, grad_out, kernel, stride, padding,
                        count_include_pad, divisor_override, &p)) {
