@@ -91,12 +91,17 @@ Loaded load() {
   bind(library, "cudnnSetConvolutionMathType", a.set_math_type, missing);
   bind(library, "cudnnDestroyConvolutionDescriptor", a.destroy_convolution, missing);
   bind(library, "cudnnGetConvolutionForwardAlgorithm_v7", a.forward_algorithms, missing);
+  bind(library, "cudnnGetConvolutionForwardWorkspaceSize", a.forward_workspace, missing);
   bind(library, "cudnnConvolutionForward", a.forward, missing);
   bind(library, "cudnnGetConvolutionBackwardDataAlgorithm_v7", a.backward_data_algorithms,
+       missing);
+  bind(library, "cudnnGetConvolutionBackwardDataWorkspaceSize", a.backward_data_workspace,
        missing);
   bind(library, "cudnnConvolutionBackwardData", a.backward_data, missing);
   bind(library, "cudnnGetConvolutionBackwardFilterAlgorithm_v7", a.backward_filter_algorithms,
        missing);
+  bind(library, "cudnnGetConvolutionBackwardFilterWorkspaceSize",
+       a.backward_filter_workspace, missing);
   bind(library, "cudnnConvolutionBackwardFilter", a.backward_filter, missing);
   if (!missing.empty()) {
     l.reason = path + " lacks " + missing + " (need cuDNN 9)";

@@ -42,10 +42,13 @@ struct CudnnApi {
   decltype(&::cudnnSetConvolutionMathType) set_math_type;
   decltype(&::cudnnDestroyConvolutionDescriptor) destroy_convolution;
   decltype(&::cudnnGetConvolutionForwardAlgorithm_v7) forward_algorithms;
+  decltype(&::cudnnGetConvolutionForwardWorkspaceSize) forward_workspace;
   decltype(&::cudnnConvolutionForward) forward;
   decltype(&::cudnnGetConvolutionBackwardDataAlgorithm_v7) backward_data_algorithms;
+  decltype(&::cudnnGetConvolutionBackwardDataWorkspaceSize) backward_data_workspace;
   decltype(&::cudnnConvolutionBackwardData) backward_data;
   decltype(&::cudnnGetConvolutionBackwardFilterAlgorithm_v7) backward_filter_algorithms;
+  decltype(&::cudnnGetConvolutionBackwardFilterWorkspaceSize) backward_filter_workspace;
   decltype(&::cudnnConvolutionBackwardFilter) backward_filter;
 };
 

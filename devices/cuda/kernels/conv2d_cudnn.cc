@@ -5,6 +5,7 @@
 // kernels that were registered before.
 #include "devices/cuda/kernels/conv2d_cudnn.h"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <climits>
@@ -274,22 +275,28 @@ Ranking ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
 }
 
 // Runs the first algorithm of the ranking whose workspace can be allocated;
-// false when none can (nothing has been written then).
-template <typename Run>
+// false when none can (nothing has been written then). Each algorithm's
+// workspace is asked for again (`workspace_size(algo, &bytes)`) once its
+// math type is set, as PyTorch does: the ranking's figure was for the
+// math type cuDNN ranked it with, and a call given less fails.
+template <typename WorkspaceSize, typename Run>
 bool run_first(const KernelContext& ctx, const Ranking& ranked, const Descriptors& d,
-               const Run& run) {
+               const WorkspaceSize& workspace_size, const Run& run) {
   for (const Algorithm& a : ranked) {
+    if (d.api.set_math_type(d.conv, a.math) != CUDNN_STATUS_SUCCESS) continue;
+    size_t bytes = 0;
+    if (workspace_size(a.algo, &bytes) != CUDNN_STATUS_SUCCESS) continue;
+    bytes = std::max(bytes, a.workspace);
+    if (bytes > kMaxWorkspaceBytes) continue;
     Tensor workspace;
-    if (a.workspace > 0) {
+    if (bytes > 0) {
       try {
-        workspace = empty({static_cast<int64_t>(a.workspace)},
-                          TensorOptions(DType::kU8, ctx.device));
+        workspace = empty({static_cast<int64_t>(bytes)}, TensorOptions(DType::kU8, ctx.device));
       } catch (const OutOfMemoryError&) {
         continue;  // the next algorithm may need less
       }
     }
-    if (d.api.set_math_type(d.conv, a.math) != CUDNN_STATUS_SUCCESS) continue;
-    run(a, a.workspace > 0 ? workspace.data_ptr() : nullptr);
+    run(a, bytes > 0 ? workspace.data_ptr() : nullptr, bytes);
     calls.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -351,26 +358,41 @@ bool run_on_cudnn(const CudnnApi& api, const KernelContext& ctx, const Problem& 
                                pr.padding, pr.dilation, pr.groups);
   const Scalars s(pr.x.dtype());
   void *x = pr.x.data_ptr(), *w = pr.w.data_ptr(), *y = pr.y.data_ptr();
+  const auto workspace_size = [&](int algo, size_t* bytes) {
+    switch (pr.direction) {
+      case Direction::kForward:
+        return api.forward_workspace(h, d.x, d.w, d.conv, d.y,
+                                     static_cast<cudnnConvolutionFwdAlgo_t>(algo), bytes);
+      case Direction::kBackwardData:
+        return api.backward_data_workspace(h, d.w, d.y, d.conv, d.x,
+                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(algo),
+                                           bytes);
+      default:
+        return api.backward_filter_workspace(h, d.x, d.y, d.conv, d.w,
+                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(algo),
+                                             bytes);
+    }
+  };
   const bool ran = run_first(
-      ctx, ranking(api, h, pr.direction, d, key, pr.x.dtype()), d,
-      [&](const Algorithm& a, void* ws) {
+      ctx, ranking(api, h, pr.direction, d, key, pr.x.dtype()), d, workspace_size,
+      [&](const Algorithm& a, void* ws, size_t ws_bytes) {
         switch (pr.direction) {
           case Direction::kForward:
             check_cudnn(api.forward(h, s.one(), d.x, x, d.w, w, d.conv,
-                                    static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws,
-                                    a.workspace, s.zero(), d.y, y),
+                                    static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, ws_bytes,
+                                    s.zero(), d.y, y),
                         "cudnnConvolutionForward", op, ctx.device.index);
             break;
           case Direction::kBackwardData:
             check_cudnn(api.backward_data(h, s.one(), d.w, w, d.y, y, d.conv,
                                           static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
-                                          a.workspace, s.zero(), d.x, x),
+                                          ws_bytes, s.zero(), d.x, x),
                         "cudnnConvolutionBackwardData", op, ctx.device.index);
             break;
           case Direction::kBackwardFilter:
             check_cudnn(api.backward_filter(h, s.one(), d.x, x, d.y, y, d.conv,
                                             static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
-                                            ws, a.workspace, s.zero(), d.w, w),
+                                            ws, ws_bytes, s.zero(), d.w, w),
                         "cudnnConvolutionBackwardFilter", op, ctx.device.index);
             break;
         }
