@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "devices/cuda/cuda_context.h"
+#include "devices/cuda/handle_pool.h"
 #include "runtime/core/error.h"
 
 namespace tessera::cuda {
@@ -44,13 +45,8 @@ CublasApi load() {
   return api;  // the library stays loaded for the process
 }
 
-struct Pools {
-  std::mutex mutex;
-  std::map<int, std::vector<cublasHandle_t>> free;  // by device index
-};
-
-Pools& pools() {
-  static Pools* p = new Pools();  // leaked: handles outlive static destructors
+HandlePool<cublasHandle_t>& pool() {
+  static auto* p = new HandlePool<cublasHandle_t>();  // leaked: handles outlive static destructors
   return *p;
 }
 
@@ -84,24 +80,14 @@ void check_cublas(cublasStatus_t status, const char* call, int device_index) {
 
 CublasLease::CublasLease(CudaContext& device, cudaStream_t stream) : device_(device) {
   const CublasApi& api = cublas();
-  {
-    std::lock_guard<std::mutex> lock(pools().mutex);
-    std::vector<cublasHandle_t>& free = pools().free[device.index()];
-    if (!free.empty()) {
-      handle_ = free.back();
-      free.pop_back();
-    }
-  }
-  if (handle_ == nullptr) {
-    DeviceScope scope(device);
-    check_cublas(api.create(&handle_), "cublasCreate", device.index());
-  }
-  check_cublas(api.set_stream(handle_, stream), "cublasSetStream", device.index());
+  handle_ = pool().take(
+      device,
+      [&](cublasHandle_t* h) { check_cublas(api.create(h), "cublasCreate", device.index()); },
+      [&](cublasHandle_t h) {
+        check_cublas(api.set_stream(h, stream), "cublasSetStream", device.index());
+      });
 }
 
-CublasLease::~CublasLease() {
-  std::lock_guard<std::mutex> lock(pools().mutex);
-  pools().free[device_.index()].push_back(handle_);
-}
+CublasLease::~CublasLease() { pool().give_back(device_.index(), handle_); }
 
 }  // namespace tessera::cuda

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "devices/cuda/cuda_context.h"
+#include "devices/cuda/handle_pool.h"
 #include "runtime/core/error.h"
 
 namespace tessera::cuda {
@@ -121,13 +122,8 @@ const Loaded& loaded() {
   return l;
 }
 
-struct Pools {
-  std::mutex mutex;
-  std::map<int, std::vector<cudnnHandle_t>> free;  // by device index
-};
-
-Pools& pools() {
-  static Pools* p = new Pools();  // leaked: handles outlive static destructors
+HandlePool<cudnnHandle_t>& pool() {
+  static auto* p = new HandlePool<cudnnHandle_t>();  // leaked: handles outlive static destructors
   return *p;
 }
 
@@ -149,29 +145,16 @@ void check_cudnn(cudnnStatus_t status, const char* call, const char* op, int dev
 
 CudnnLease::CudnnLease(CudaContext& device, cudaStream_t stream) : device_(device) {
   const CudnnApi& api = *cudnn();
-  {
-    std::lock_guard<std::mutex> lock(pools().mutex);
-    std::vector<cudnnHandle_t>& free = pools().free[device.index()];
-    if (!free.empty()) {
-      handle_ = free.back();
-      free.pop_back();
-    }
-  }
-  if (handle_ == nullptr) {
-    DeviceScope scope(device);  // a handle belongs to the device current at its creation
-    check_cudnn(api.create(&handle_), "cudnnCreate", "conv2d", device.index());
-  }
-  const cudnnStatus_t status = api.set_stream(handle_, stream);
-  if (status != CUDNN_STATUS_SUCCESS) {
-    std::lock_guard<std::mutex> lock(pools().mutex);
-    pools().free[device_.index()].push_back(handle_);
-    check_cudnn(status, "cudnnSetStream", "conv2d", device.index());
-  }
+  handle_ = pool().take(
+      device,
+      [&](cudnnHandle_t* h) {
+        check_cudnn(api.create(h), "cudnnCreate", "conv2d", device.index());
+      },
+      [&](cudnnHandle_t h) {
+        check_cudnn(api.set_stream(h, stream), "cudnnSetStream", "conv2d", device.index());
+      });
 }
 
-CudnnLease::~CudnnLease() {
-  std::lock_guard<std::mutex> lock(pools().mutex);
-  pools().free[device_.index()].push_back(handle_);
-}
+CudnnLease::~CudnnLease() { pool().give_back(device_.index(), handle_); }
 
 }  // namespace tessera::cuda
