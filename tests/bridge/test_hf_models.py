@@ -1,4 +1,4 @@
-"""Hugging Face models of 33 architectures train on every tessera device as
+"""Hugging Face models of 34 architectures train on every tessera device as
 accurately as on torch's CPU, with no CPU fallback, and in bfloat16 with
 no kernel staged through the host.
 
