@@ -65,6 +65,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   if (choice.coopmat_m != 0) {
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
     coopmat.cooperativeMatrix = VK_TRUE;
+    features12.vulkanMemoryModel = VK_TRUE;  // SPV_NV_cooperative_matrix requires it
     features12.pNext = &coopmat;
   }
   VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};

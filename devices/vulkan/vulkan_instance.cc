@@ -77,12 +77,19 @@ void choose_cooperative_matrix(VkInstance instance, VkPhysicalDevice physical,
       !has_device_extension(physical, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
     return;
   }
+  // SPV_NV_cooperative_matrix requires the Vulkan memory model: the compiled
+  // shader declares the VulkanMemoryModel capability, which needs the
+  // feature enabled (VulkanContext enables it with the extension).
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  coopmat.pNext = &f12;
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = &coopmat;
   vkGetPhysicalDeviceFeatures2(physical, &features);
-  if (!coopmat.cooperativeMatrix) return;
+  if (!coopmat.cooperativeMatrix || !f12.vulkanMemoryModel) return;
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(physical, &props);
   auto list_shapes = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
       vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
   if (list_shapes == nullptr) return;
@@ -100,8 +107,12 @@ void choose_cooperative_matrix(VkInstance instance, VkPhysicalDevice physical,
                        s.DType == VK_COMPONENT_TYPE_FLOAT32_NV && s.scope == VK_SCOPE_SUBGROUP_NV;
     const bool tiles = s.MSize > 0 && s.NSize > 0 && s.KSize > 0 && 64 % s.MSize == 0 &&
                        32 % s.NSize == 0 && 32 % s.KSize == 0;
+    // The shader's shared memory: A's and B's 128 x 32 f16 slices, and a
+    // scratch of one M x N f32 block per subgroup (8).
+    const uint64_t shared_bytes = 2 * 128 * 40 * 2 + 8 * uint64_t{s.MSize} * s.NSize * 4;
+    const bool fits = shared_bytes <= props.limits.maxComputeSharedMemorySize;
     const uint64_t work = uint64_t{s.MSize} * s.NSize * s.KSize;
-    if (types && tiles && work > best) {
+    if (types && tiles && fits && work > best) {
       best = work;
       choice.coopmat_m = s.MSize;
       choice.coopmat_n = s.NSize;
