@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "devices/cuda/cuda_context.h"
@@ -17,7 +18,8 @@ namespace tessera::cuda {
 namespace {
 
 constexpr const char* kDefaultLibrary = "libcudnn.so.9";
-constexpr size_t kOldestVersion = 90000;  // cudnnGetVersion() of cuDNN 9.0.0
+constexpr size_t kOldestVersion = 90000;      // cudnnGetVersion() of cuDNN 9.0.0
+constexpr size_t kNextMajorVersion = 100000;  // of cuDNN 10.0.0
 
 struct Loaded {
   CudnnApi api{};
@@ -78,6 +80,10 @@ Loaded load() {
   std::string missing;
   bind(library, "cudnnGetVersion", a.get_version, missing);
   bind(library, "cudnnGetErrorString", a.error_string, missing);
+  bind(library, "cudnnGetLastErrorString", a.last_error_string, missing);
+  bind(library, "cudnnGraphVersionCheck", a.graph_version_check, missing);
+  bind(library, "cudnnOpsVersionCheck", a.ops_version_check, missing);
+  bind(library, "cudnnCnnVersionCheck", a.cnn_version_check, missing);
   bind(library, "cudnnCreate", a.create, missing);
   bind(library, "cudnnSetStream", a.set_stream, missing);
   bind(library, "cudnnCreateTensorDescriptor", a.create_tensor, missing);
@@ -109,9 +115,22 @@ Loaded load() {
     return l;
   }
   const size_t version = a.get_version();
-  if (version < kOldestVersion) {
-    l.reason = path + " is cuDNN " + std::to_string(version) + ", older than cuDNN 9";
+  if (version < kOldestVersion || version >= kNextMajorVersion) {
+    l.reason = path + " is cuDNN " + std::to_string(version) +
+               ", not cuDNN 9 (whose legacy convolution API this code calls)";
     return l;
+  }
+  // Sub-libraries of another cuDNN (found on the loader's path) would fail
+  // every handle's creation; each checks itself against its dependencies.
+  const std::pair<const char*, cudnnStatus_t> checks[] = {
+      {"libcudnn_graph", a.graph_version_check()},
+      {"libcudnn_ops", a.ops_version_check()},
+      {"libcudnn_cnn", a.cnn_version_check()}};
+  for (const auto& [sub, status] : checks) {
+    if (status != CUDNN_STATUS_SUCCESS) {
+      l.reason = std::string(sub) + " does not match " + path + ": " + cudnn_failure(a, status);
+      return l;
+    }
   }
   l.ok = true;
   return l;  // the library stays loaded for the process
@@ -135,11 +154,22 @@ bool cudnn_available() { return loaded().ok; }
 
 const std::string& cudnn_unavailable_reason() { return loaded().reason; }
 
+std::string cudnn_failure(const CudnnApi& api, cudnnStatus_t status) {
+  std::string said = api.error_string(status);
+  char last[512] = {};
+  api.last_error_string(last, sizeof(last));
+  if (last[0] != '\0') said += std::string(" (") + last + ")";
+  return said;
+}
+
 void check_cudnn(cudnnStatus_t status, const char* call, const char* op, int device_index) {
   if (status == CUDNN_STATUS_SUCCESS) return;
   const std::string what = std::string(op) + ": cuda:" + std::to_string(device_index) + ": " +
-                           call + " failed: " + cudnn()->error_string(status);
-  if (status == CUDNN_STATUS_ALLOC_FAILED) throw OutOfMemoryError(what);
+                           call + " failed: " + cudnn_failure(*cudnn(), status);
+  if (status == CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED ||
+      status == CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED) {
+    throw OutOfMemoryError(what);
+  }
   throw DeviceError(what);
 }
 

@@ -28,6 +28,10 @@ class CudaContext;
 struct CudnnApi {
   decltype(&::cudnnGetVersion) get_version;
   decltype(&::cudnnGetErrorString) error_string;
+  decltype(&::cudnnGetLastErrorString) last_error_string;
+  decltype(&::cudnnGraphVersionCheck) graph_version_check;
+  decltype(&::cudnnOpsVersionCheck) ops_version_check;
+  decltype(&::cudnnCnnVersionCheck) cnn_version_check;
   decltype(&::cudnnCreate) create;
   decltype(&::cudnnSetStream) set_stream;
   decltype(&::cudnnCreateTensorDescriptor) create_tensor;
@@ -73,8 +77,12 @@ class CudnnLease {
   cudnnHandle_t handle_ = nullptr;
 };
 
-// Raises DeviceError (OutOfMemoryError for CUDNN_STATUS_ALLOC_FAILED) for a
-// failed cuDNN call made by `op` on `device_index`.
+// What cuDNN says of a failed call: the status's name and cuDNN's last
+// error message, when it has one.
+std::string cudnn_failure(const CudnnApi& api, cudnnStatus_t status);
+
+// Raises DeviceError (OutOfMemoryError for a failed host or device
+// allocation) for a failed cuDNN call made by `op` on `device_index`.
 void check_cudnn(cudnnStatus_t status, const char* call, const char* op, int device_index);
 
 }  // namespace tessera::cuda

@@ -422,10 +422,18 @@ TEST_CASE("cuda: conv2d on cuDNN matches the im2col path, the same bits every ru
       };
       const int64_t before = cuda::cudnn_convolution_calls();
       const auto with = run("1");
-      CHECK(cuda::cudnn_convolution_calls() - before == 3);  // forward, data, filter
+      // f32 and f16 (what models run) must take cuDNN in every direction:
+      // forward, data and filter; f64 and bf16 may leave a direction with
+      // no deterministic algorithm to im2col (stderr says which).
+      const int64_t taken = cuda::cudnn_convolution_calls() - before;
+      if (dtype == DType::kF32 || dtype == DType::kF16) {
+        CHECK(taken == 3);
+      } else {
+        CHECK(taken <= 3);
+      }
       CHECK(run("1") == with);
       const auto without = run("0");
-      CHECK(cuda::cudnn_convolution_calls() - before == 6);
+      CHECK(cuda::cudnn_convolution_calls() - before == 2 * taken);
       const char* names[] = {"output", "grad_input", "grad_weight", "grad_bias"};
       for (size_t i = 0; i < with.size(); ++i) {
         INFO(names[i]);

@@ -183,8 +183,12 @@ struct Algorithm {
   cudnnMathType_t math;
 };
 
-// The usable algorithms for one geometry, best first.
-using Ranking = std::vector<Algorithm>;
+// The usable algorithms for one geometry, best first, and why cuDNN's
+// other entries were left out (for the report when none is usable).
+struct Ranking {
+  std::vector<Algorithm> usable;
+  std::string rejected;
+};
 
 // What a ranking depends on: the direction, the device, dtype, math, sizes
 // and parameters (every tensor given to cuDNN is packed NCHW).
@@ -203,53 +207,71 @@ std::vector<int64_t> ranking_key(Direction direction, int device, const Tensor& 
 
 // The deterministic, successful entries of cuDNN's ranking that fit the
 // workspace limit. float32 at "highest" precision keeps FMA math whatever
-// an entry suggests.
+// an entry suggests; float32 and float64 never take an entry whose math
+// converts them to half precision (below even TF32).
 template <typename Perf>
 Ranking usable(const Perf* results, int count, DType dtype) {
   Ranking out;
+  int failed = 0, nondeterministic = 0, too_big = 0, converting = 0;
   for (int i = 0; i < count; ++i) {
     const Perf& r = results[i];
-    if (r.status != CUDNN_STATUS_SUCCESS || r.determinism != CUDNN_DETERMINISTIC ||
-        r.memory > kMaxWorkspaceBytes) {
-      continue;
+    const bool wide = dtype == DType::kF32 || dtype == DType::kF64;
+    if (r.status != CUDNN_STATUS_SUCCESS) {
+      ++failed;
+    } else if (r.determinism != CUDNN_DETERMINISTIC) {
+      ++nondeterministic;
+    } else if (r.memory > kMaxWorkspaceBytes) {
+      ++too_big;
+    } else if (wide && r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION) {
+      ++converting;
+    } else {
+      cudnnMathType_t math = r.mathType;
+      if (dtype == DType::kF32 && float32_matmul_precision() == MatmulPrecision::kHighest) {
+        math = CUDNN_FMA_MATH;
+      }
+      out.usable.push_back({static_cast<int>(r.algo), r.memory, math});
     }
-    cudnnMathType_t math = r.mathType;
-    if (dtype == DType::kF32 && float32_matmul_precision() == MatmulPrecision::kHighest) {
-      math = CUDNN_FMA_MATH;
-    }
-    out.push_back({static_cast<int>(r.algo), r.memory, math});
   }
+  out.rejected = std::to_string(count) + " ranked: " + std::to_string(failed) + " unavailable, " +
+                 std::to_string(nondeterministic) + " not deterministic, " +
+                 std::to_string(too_big) + " over the workspace limit, " +
+                 std::to_string(converting) + " converting to half precision";
   return out;
 }
 
-// cuDNN's ranking from `query(results, &returned)`, filtered by usable().
+// cuDNN's ranking from `query(results, &returned)`, filtered by usable();
+// nullopt (the status reported) when the query itself fails.
 template <typename Perf, typename Query>
-Ranking ask(const Query& query, DType dtype) {
+std::optional<Ranking> ask(const CudnnApi& api, const Query& query, DType dtype) {
   std::array<Perf, kRequestedAlgorithms> results{};
   int returned = 0;
-  if (query(results.data(), &returned) != CUDNN_STATUS_SUCCESS) return {};
+  const cudnnStatus_t status = query(results.data(), &returned);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    report_once("cuDNN's algorithm heuristics failed: " + cudnn_failure(api, status));
+    return std::nullopt;
+  }
   return usable(results.data(), returned, dtype);
 }
 
-Ranking query_ranking(const CudnnApi& api, cudnnHandle_t h, Direction direction,
+std::optional<Ranking> query_ranking(const CudnnApi& api, cudnnHandle_t h, Direction direction,
                       const Descriptors& d, DType dtype) {
   constexpr int n = kRequestedAlgorithms;
   switch (direction) {
     case Direction::kForward:
       return ask<cudnnConvolutionFwdAlgoPerf_t>(
-          [&](auto* r, int* got) {
+          api, [&](auto* r, int* got) {
             return api.forward_algorithms(h, d.x, d.w, d.conv, d.y, n, got, r);
           },
           dtype);
     case Direction::kBackwardData:
       return ask<cudnnConvolutionBwdDataAlgoPerf_t>(
-          [&](auto* r, int* got) {
+          api, [&](auto* r, int* got) {
             return api.backward_data_algorithms(h, d.w, d.y, d.conv, d.x, n, got, r);
           },
           dtype);
     case Direction::kBackwardFilter:
       return ask<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          [&](auto* r, int* got) {
+          api, [&](auto* r, int* got) {
             return api.backward_filter_algorithms(h, d.x, d.y, d.conv, d.w, n, got, r);
           },
           dtype);
@@ -258,9 +280,10 @@ Ranking query_ranking(const CudnnApi& api, cudnnHandle_t h, Direction direction,
 }
 
 // Rankings are asked for once per geometry: the heuristics cost more than a
-// small convolution.
-Ranking ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
-                const Descriptors& d, const std::vector<int64_t>& key, DType dtype) {
+// small convolution. A failed query is not remembered (it may pass later).
+std::optional<Ranking> ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
+                               const Descriptors& d, const std::vector<int64_t>& key,
+                               DType dtype) {
   static std::mutex mutex;
   static std::map<std::vector<int64_t>, Ranking> cache;
   {
@@ -268,19 +291,26 @@ Ranking ranking(const CudnnApi& api, cudnnHandle_t handle, Direction direction,
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  Ranking r = query_ranking(api, handle, direction, d, dtype);
+  std::optional<Ranking> r = query_ranking(api, handle, direction, d, dtype);
+  if (!r) return r;
   std::lock_guard<std::mutex> lock(mutex);
-  cache.emplace(key, r);
+  cache.emplace(key, *r);
   return r;
 }
 
-// Runs the first algorithm of the ranking whose workspace can be allocated;
-// false when none can (nothing has been written then). Each algorithm's
-// workspace is asked for again (`workspace_size(algo, &bytes)`) once its
-// math type is set, as PyTorch does: the ranking's figure was for the
-// math type cuDNN ranked it with, and a call given less fails.
+// Runs the first algorithm of the ranking whose workspace can be allocated
+// and whose call cuDNN accepts; false when none does (nothing has been
+// written then). Each algorithm's workspace is asked for again
+// (`workspace_size(algo, &bytes)`) once its math type is set, as PyTorch
+// does: the ranking's figure was for the math type cuDNN ranked it with,
+// and a call given less fails. `run(algorithm, workspace, bytes)` returns
+// the call's status: cuDNN checks parameters before it launches anything,
+// so a parameter or support refusal (which the heuristics, never seeing
+// the data pointers' alignment, can miss) moves on to the next algorithm,
+// reported once; any other failure raises, naming `call` and `op`.
 template <typename WorkspaceSize, typename Run>
-bool run_first(const KernelContext& ctx, const Ranking& ranked, const Descriptors& d,
+bool run_first(const KernelContext& ctx, const std::vector<Algorithm>& ranked,
+               const Descriptors& d, const char* call, const char* op,
                const WorkspaceSize& workspace_size, const Run& run) {
   for (const Algorithm& a : ranked) {
     if (d.api.set_math_type(d.conv, a.math) != CUDNN_STATUS_SUCCESS) continue;
@@ -296,7 +326,14 @@ bool run_first(const KernelContext& ctx, const Ranking& ranked, const Descriptor
         continue;  // the next algorithm may need less
       }
     }
-    run(a, bytes > 0 ? workspace.data_ptr() : nullptr, bytes);
+    const cudnnStatus_t status = run(a, bytes > 0 ? workspace.data_ptr() : nullptr, bytes);
+    const int category = CUDNN_STATUS_CATEGORY(status);
+    if (category == CUDNN_STATUS_BAD_PARAM || category == CUDNN_STATUS_NOT_SUPPORTED) {
+      report_once(std::string(call) + " refused algorithm " + std::to_string(a.algo) + ": " +
+                  cudnn_failure(d.api, status));
+      continue;
+    }
+    check_cudnn(status, call, op, ctx.device.index);
     calls.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -316,8 +353,12 @@ struct Scalars {
 // Calls worth describing to cuDNN: a dtype it has (integer convolutions
 // go to im2col without a word) and something to compute.
 bool for_cudnn(const Tensor& input, const Tensor& weight, const Tensor& y) {
-  return data_type(input.dtype()).has_value() && input.numel() > 0 && weight.numel() > 0 &&
-         y.numel() > 0;
+  // Sizes beyond cuDNN's 32-bit descriptors go to im2col before packed()
+  // would copy them.
+  for (const Tensor* t : {&input, &weight, &y}) {
+    if (t->numel() == 0 || t->numel() > INT_MAX) return false;
+  }
+  return data_type(input.dtype()).has_value();
 }
 
 // The convolution's geometry and the three tensors cuDNN sees, each packed
@@ -352,8 +393,16 @@ bool run_on_cudnn(const CudnnApi& api, const KernelContext& ctx, const Problem& 
   }
   CudaContext& device = context(ctx.device.index, op);
   DeviceScope scope(device);
-  CudnnLease lease(device, stream_of(ctx));
-  const cudnnHandle_t h = lease.handle();
+  // A handle cuDNN cannot create or bind (a sub-library of another cuDNN
+  // version, say) leaves the call to im2col; running out of memory does not.
+  std::optional<CudnnLease> lease;
+  try {
+    lease.emplace(device, stream_of(ctx));
+  } catch (const DeviceError& e) {
+    report_once(e.what());
+    return false;
+  }
+  const cudnnHandle_t h = lease->handle();
   const auto key = ranking_key(pr.direction, ctx.device.index, pr.x, pr.w, pr.y, pr.stride,
                                pr.padding, pr.dilation, pr.groups);
   const Scalars s(pr.x.dtype());
@@ -373,34 +422,33 @@ bool run_on_cudnn(const CudnnApi& api, const KernelContext& ctx, const Problem& 
                                              bytes);
     }
   };
+  const std::optional<Ranking> ranked = ranking(api, h, pr.direction, d, key, pr.x.dtype());
+  if (!ranked) return false;  // reported by ask()
+  const char* call = pr.direction == Direction::kForward        ? "cudnnConvolutionForward"
+                     : pr.direction == Direction::kBackwardData ? "cudnnConvolutionBackwardData"
+                                                                : "cudnnConvolutionBackwardFilter";
   const bool ran = run_first(
-      ctx, ranking(api, h, pr.direction, d, key, pr.x.dtype()), d, workspace_size,
+      ctx, ranked->usable, d, call, op, workspace_size,
       [&](const Algorithm& a, void* ws, size_t ws_bytes) {
         switch (pr.direction) {
           case Direction::kForward:
-            check_cudnn(api.forward(h, s.one(), d.x, x, d.w, w, d.conv,
-                                    static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, ws_bytes,
-                                    s.zero(), d.y, y),
-                        "cudnnConvolutionForward", op, ctx.device.index);
-            break;
+            return api.forward(h, s.one(), d.x, x, d.w, w, d.conv,
+                               static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws, ws_bytes,
+                               s.zero(), d.y, y);
           case Direction::kBackwardData:
-            check_cudnn(api.backward_data(h, s.one(), d.w, w, d.y, y, d.conv,
-                                          static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
-                                          ws_bytes, s.zero(), d.x, x),
-                        "cudnnConvolutionBackwardData", op, ctx.device.index);
-            break;
-          case Direction::kBackwardFilter:
-            check_cudnn(api.backward_filter(h, s.one(), d.x, x, d.y, y, d.conv,
-                                            static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo),
-                                            ws, ws_bytes, s.zero(), d.w, w),
-                        "cudnnConvolutionBackwardFilter", op, ctx.device.index);
-            break;
+            return api.backward_data(h, s.one(), d.w, w, d.y, y, d.conv,
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws,
+                                     ws_bytes, s.zero(), d.x, x);
+          default:
+            return api.backward_filter(h, s.one(), d.x, x, d.y, y, d.conv,
+                                       static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws,
+                                       ws_bytes, s.zero(), d.w, w);
         }
       });
   if (!ran) {
-    report_once(std::string("no deterministic ") + direction_name(pr.direction) +
-                " algorithm within the workspace limit for " + describe(pr.x) + ", " +
-                describe(pr.w) + " and " + describe(pr.y));
+    report_once(std::string("no usable ") + direction_name(pr.direction) + " algorithm for " +
+                describe(pr.x) + ", " + describe(pr.w) + " and " + describe(pr.y) + " (" +
+                ranked->rejected + ")");
   }
   return ran;
 }
