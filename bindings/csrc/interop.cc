@@ -214,20 +214,27 @@ void fill_export(Managed* managed, const Tensor& t, const dlpack::Device& device
     delete self;
   };
   dlpack::Tensor& dl = managed->dl_tensor;
-  dl.data = t.storage()->data();
+  // The view's first element, with byte_offset 0, as PyTorch and CuPy
+  // export: PyTorch's from_dlpack (2.11 and older) reads `data` and
+  // ignores byte_offset, so a storage start plus an offset would hand it
+  // the wrong elements.
+  dl.data = t.data_ptr();
   dl.device = device;
   dl.ndim = static_cast<int32_t>(t.dim());
   dl.dtype = dlpack_dtype_of(t.dtype());
   dl.shape = ctx->shape.data();
   dl.strides = ctx->strides.data();
-  dl.byte_offset = static_cast<uint64_t>(t.storage_offset()) * t.itemsize();
+  dl.byte_offset = 0;
 }
 
-py::capsule export_dlpack(const Tensor& t, bool versioned) {
+// copied: t is a copy made for this export (__dlpack__(copy=True)), which
+// the consumer then owns; a 1.0 capsule says so.
+py::capsule export_dlpack(const Tensor& t, bool versioned, bool copied) {
   const dlpack::Device device = dlpack_device_of(t.device());
   if (versioned) {
     auto* managed = new dlpack::ManagedTensorVersioned{};
     managed->version = {1, 0};
+    managed->flags = copied ? dlpack::kFlagIsCopied : 0;
     fill_export(managed, t, device);
     return py::capsule(managed, "dltensor_versioned", [](PyObject* capsule) {
       // Never consumed (a consumer renames it to used_dltensor_versioned).
@@ -265,8 +272,16 @@ Tensor import_managed(Managed* managed, const char* used_name, PyObject* capsule
   }
   PyCapsule_SetName(capsule, used_name);
   return shared_or_copied(borrow(device, layout.data, layout.nbytes, layout.dtype, layout.sizes,
-                                 layout.strides, [managed] {
+                                 layout.strides, [managed, device] {
     if (managed->deleter == nullptr) return;
+    // Work queued on tessera's streams may still read or write the memory:
+    // the producer (PyTorch's caching allocator, CuPy's pool) would hand it
+    // to a new array the moment its deleter runs.
+    try {
+      tessera::synchronize(device);
+    } catch (const std::exception&) {
+      // A failed device has nothing left to run; the memory can go back.
+    }
     with_gil_if_alive([managed] { managed->deleter(managed); });
   }), read_only, policy, "from_dlpack");
 }
@@ -440,6 +455,21 @@ void register_interop(py::module_& m) {
                                "move the tensor with .to() first");
       }
     }
+    // The DLPack stream argument: None or an int. On CUDA, -1 asks for no
+    // synchronization (the consumer takes care of it), and 0 is refused,
+    // being ambiguous (the legacy default stream, the per-thread one, or
+    // none). Any other value names the consumer's stream.
+    if (!stream.is_none() && !py::isinstance<py::int_>(stream)) {
+      throw py::type_error("__dlpack__: stream must be an int or None, got " +
+                           py::str(py::type::of(stream).attr("__name__")).cast<std::string>());
+    }
+    const bool cuda = t.device().type.name() == "cuda";
+    const int64_t stream_value = stream.is_none() ? 1 : stream.cast<int64_t>();
+    if (cuda && !stream.is_none() && stream_value == 0) {
+      throw py::value_error("__dlpack__: stream 0 is ambiguous for CUDA (DLPack disallows it): "
+                            "pass 1 for the legacy default stream, 2 for the per-thread one, "
+                            "or the stream's handle");
+    }
     const bool want_copy = copy.value_or(false);
     Tensor exported;
     {
@@ -447,12 +477,11 @@ void register_interop(py::module_& m) {
       // done first. Waiting for the tensor's stream is always correct.
       py::gil_scoped_release release;
       exported = want_copy ? t.clone() : t;
-      tessera::current_stream(t.device()).synchronize();
+      if (!(cuda && stream_value == -1)) tessera::current_stream(t.device()).synchronize();
     }
-    (void)stream;
     const bool versioned = max_version && max_version->size() >= 1 &&
                            (*max_version)[0].cast<int>() >= 1;
-    return export_dlpack(exported, versioned);
+    return export_dlpack(exported, versioned, want_copy);
   }, py::kw_only(), "stream"_a = py::none(), "max_version"_a = py::none(),
      "dl_device"_a = py::none(), "copy"_a = py::none(),
      "Exports the tensor as a DLPack capsule sharing its memory (cpu and cuda devices).");

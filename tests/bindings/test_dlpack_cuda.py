@@ -79,12 +79,17 @@ def test_transposed_views_keep_their_strides():
 
 @requires_torch_cuda
 def test_imported_memory_outlives_the_producer():
-    x = torch.full((1000,), 3.0, device="cuda")
+    before = torch.cuda.memory_allocated()
+    x = torch.full((1 << 20,), 3.0, device="cuda")
     t = tessera.from_dlpack(x)
     del x
     gc.collect()
     torch.cuda.empty_cache()
-    assert t.sum().item() == 3000.0
+    assert torch.cuda.memory_allocated() > before  # t holds torch's block
+    assert t.sum().item() == 3.0 * (1 << 20)
+    del t  # the capsule's deleter gives the block back to torch
+    gc.collect()
+    assert torch.cuda.memory_allocated() == before
     u = tessera.full((1000,), 2.0, device="cuda:0")
     y = torch.from_dlpack(u)
     del u
@@ -109,14 +114,45 @@ def test_stream_handshake_orders_producer_work_before_the_consumer():
 
 @requires_torch_cuda
 def test_tessera_work_is_done_before_torch_reads():
-    t = tessera.zeros(1 << 20, device="cuda:0")
-    t.add_(4.0)  # queued on tessera's stream
-    y = torch.from_dlpack(t)  # __dlpack__ waits for tessera's work
-    assert y.sum().item() == 4.0 * (1 << 20)
+    # Many milliseconds of work queued on tessera's stream: a __dlpack__
+    # that did not wait for it would let torch read partial sums.
+    t = tessera.zeros(1 << 22, device="cuda:0")
+    for _ in range(1000):
+        t.add_(1.0)
+    y = torch.from_dlpack(t)
+    assert y.min().item() == 1000.0 and y.max().item() == 1000.0
 
 
-def test_cupy_both_ways():
-    cupy = pytest.importorskip("cupy")
+@requires_torch_cuda
+def test_views_export_at_their_first_element():
+    # torch 2.11 reads a DLPack tensor's data pointer and ignores its
+    # byte_offset: a view must be exported at its own first element.
+    t = tessera.arange(10, dtype=tessera.float32, device="cuda:0")[3:]
+    y = torch.from_dlpack(t)
+    assert y.data_ptr() == t.data_ptr()
+    assert y.tolist() == [3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+
+
+def test_the_cuda_stream_argument_is_checked():
+    t = tessera.ones(2, device="cuda:0")
+    with pytest.raises(ValueError, match="ambiguous"):
+        t.__dlpack__(stream=0)
+    with pytest.raises(TypeError, match="stream"):
+        t.__dlpack__(stream="1")
+    assert tessera.from_dlpack(t.__dlpack__(stream=-1)).cpu().tolist() == [1.0, 1.0]
+
+
+@pytest.fixture
+def cupy():
+    module = pytest.importorskip("cupy")
+    try:
+        module.zeros(1).sum().item()
+    except Exception as e:  # a CuPy built for another CUDA, no NVRTC...
+        pytest.skip(f"CuPy cannot run here: {type(e).__name__}: {e}")
+    return module
+
+
+def test_cupy_both_ways(cupy):
     a = cupy.arange(12, dtype=cupy.float32).reshape(3, 4)[:, 1:]
     t = tessera.from_dlpack(a)
     assert t.shape == (3, 3) and t.strides == (4, 1)
@@ -130,14 +166,14 @@ def test_cupy_both_ways():
     assert b.tolist() == [0, 1, 2, 3, 4]
 
 
-def test_cupy_stream_handshake():
-    cupy = pytest.importorskip("cupy")
+def test_cupy_stream_handshake(cupy):
     with cupy.cuda.Stream(non_blocking=True):
         a = cupy.zeros(1 << 22, dtype=cupy.float32)
-        a += 3  # queued on CuPy's stream; from_dlpack passes tessera's
-        t = tessera.from_dlpack(a)
-        total = t.sum().item()
-    assert total == 3.0 * (1 << 22)
+        for _ in range(1000):  # milliseconds queued on CuPy's stream
+            a += 1
+        t = tessera.from_dlpack(a)  # passes tessera's stream to a.__dlpack__
+        low, high = t.min().item(), t.max().item()
+    assert low == 1000.0 and high == 1000.0
 
 
 def test_exporting_a_vulkan_tensor_is_refused():

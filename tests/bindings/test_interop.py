@@ -1,6 +1,7 @@
 """Zero-copy exchange: NumPy (buffer protocol, from_numpy, numpy()) and
 DLPack both ways, with the memory shared and the lifetimes right."""
 
+import ctypes
 import gc
 
 import numpy as np
@@ -74,6 +75,9 @@ def test_device_tensors_refuse_host_views(device):
     with pytest.raises(TypeError, match=r"\.cpu\(\)"):
         t.numpy()
     assert t.numpy(force=True).tolist() == [1, 1, 1]
+    if device.type == "cuda":  # CUDA memory is described to DLPack consumers
+        assert t.__dlpack_device__() == (2, device.index)
+        return
     with pytest.raises(TypeError, match="DLPack"):
         t.__dlpack__()
 
@@ -96,6 +100,53 @@ def test_dlpack_with_numpy_round_trips():
     assert versioned.tolist() == [1.0, 1.0]
     copied = np.from_dlpack(tessera.arange(3), copy=True)
     assert copied.tolist() == [0, 1, 2]
+
+
+class _DLTensor(ctypes.Structure):
+    """dlpack.h's DLTensor, to read what a capsule holds."""
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _ManagedTensorVersioned(ctypes.Structure):
+    """dlpack.h's DLManagedTensorVersioned (DLPack 1.0)."""
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
+def _capsule_pointer(capsule, name):
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get(capsule, name)
+
+
+def test_dlpack_exports_a_view_at_its_first_element():
+    # PyTorch's from_dlpack up to 2.11 reads `data` and ignores byte_offset
+    # (as many consumers do): a view is exported at its own first element.
+    t = tessera.arange(10, dtype=tessera.float32)[3:]
+    capsule = t.__dlpack__()
+    dl = _DLTensor.from_address(_capsule_pointer(capsule, b"dltensor"))  # dl_tensor comes first
+    assert dl.data == t.data_ptr() and dl.byte_offset == 0
+    assert np.from_dlpack(t).tolist() == [3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+
+
+def test_dlpack_copies_say_so_and_streams_are_checked():
+    t = tessera.arange(3)
+    capsule = t.__dlpack__(max_version=(1, 0), copy=True)
+    m = _ManagedTensorVersioned.from_address(
+        _capsule_pointer(capsule, b"dltensor_versioned"))
+    assert m.major == 1 and m.flags & 2  # DLPACK_FLAG_BITMASK_IS_COPIED
+    assert m.dl_tensor.data != t.data_ptr()
+    shared = t.__dlpack__(max_version=(1, 0))
+    m = _ManagedTensorVersioned.from_address(_capsule_pointer(shared, b"dltensor_versioned"))
+    assert m.flags == 0 and m.dl_tensor.data == t.data_ptr()
+    with pytest.raises(TypeError, match="stream must be an int or None"):
+        t.__dlpack__(stream="default")
+    assert tessera.from_dlpack(t.__dlpack__(stream=None)).tolist() == [0, 1, 2]
 
 
 def test_dlpack_with_pytorch_cpu():
