@@ -30,6 +30,7 @@ py::dict properties_of(const Device& d) {
   out["supports_float16"] = p.supports_f16;
   out["supports_float64"] = p.supports_f64;
   out["supports_int64"] = p.supports_i64;
+  out["native_index"] = p.native_index;
   return out;
 }
 

@@ -172,7 +172,12 @@ dlpack::DataType dlpack_dtype_of(DType t) {
 dlpack::Device dlpack_device_of(const Device& d) {
   const std::string_view type = d.type.name();
   if (type == "cpu") return {dlpack::kCPU, 0};
-  if (type == "cuda") return {dlpack::kCUDA, d.index};
+  if (type == "cuda") {
+    // DLPack names a GPU by its CUDA ordinal, which TESSERA_CUDA_DEVICES
+    // may map to another tessera index.
+    const int ordinal = tessera::device_interface(d).properties(d.index).native_index;
+    return {dlpack::kCUDA, ordinal >= 0 ? ordinal : d.index};
+  }
   throw py::type_error("DLPack: tensors on " + d.to_string() +
                        " cannot be exported (no DLPack device type describes this device's "
                        "memory); copy to the host first with .cpu()");
@@ -183,8 +188,18 @@ Device tessera_device_of(const dlpack::Device& d) {
     case dlpack::kCPU:
     case dlpack::kCUDAHost: return tessera::host_device();
     case dlpack::kCUDA:
-      if (tessera::DeviceRegistry::instance().find("cuda") != nullptr) {
-        return Device::parse("cuda:" + std::to_string(d.device_id));
+      if (tessera::DeviceInterface* cuda = tessera::DeviceRegistry::instance().find("cuda")) {
+        // The tessera device whose CUDA ordinal the array names.
+        const int count = cuda->device_count();
+        for (int i = 0; i < count; ++i) {
+          const int ordinal = cuda->properties(i).native_index;
+          if ((ordinal >= 0 ? ordinal : i) == d.device_id) {
+            return Device::parse("cuda:" + std::to_string(i));
+          }
+        }
+        throw py::buffer_error("from_dlpack: the array is on CUDA device " +
+                               std::to_string(d.device_id) + ", which is not among tessera's " +
+                               std::to_string(count) + " CUDA devices (TESSERA_CUDA_DEVICES)");
       }
       throw py::type_error("from_dlpack: the array is on CUDA device " +
                            std::to_string(d.device_id) + ", and this process has no tessera "

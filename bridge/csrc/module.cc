@@ -69,6 +69,7 @@ py::dict properties_dict(c10::DeviceIndex index) {
   out["supports_f16"] = p.supports_f16;
   out["supports_f64"] = p.supports_f64;
   out["supports_i64"] = p.supports_i64;
+  out["native_index"] = p.native_index;
   return out;
 }
 

@@ -81,6 +81,7 @@ class _DeviceProperties:
     supports_f16: bool
     supports_f64: bool
     supports_i64: bool
+    native_index: int  # the driver's number for it (CUDA ordinal); -1 for the host
 
 
 def get_device_properties(device: _device_t = None) -> _DeviceProperties:

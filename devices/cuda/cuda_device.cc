@@ -28,8 +28,9 @@ namespace {
 cudaStream_t as_stream(NativeStream stream) { return static_cast<cudaStream_t>(stream); }
 cudaEvent_t as_event(NativeEvent event) { return static_cast<cudaEvent_t>(event); }
 
-DeviceProperties to_properties(const cudaDeviceProp& p) {
+DeviceProperties to_properties(const cudaDeviceProp& p, int ordinal) {
   DeviceProperties out;
+  out.native_index = ordinal;
   out.name = p.name;
   out.vendor = "NVIDIA";
   out.total_memory = p.totalGlobalMem;
@@ -70,7 +71,8 @@ class CudaDevice final : public DeviceInterface {
   int device_count() override { return cuda::device_count(); }
 
   DeviceProperties properties(int index) override {
-    return to_properties(context(index, "properties").properties());
+    CudaContext& device = context(index, "properties");
+    return to_properties(device.properties(), device.ordinal());
   }
 
   MemoryInfo memory_info(int index) override {

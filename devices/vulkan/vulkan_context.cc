@@ -122,6 +122,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   properties_.supports_f16 = true;
   properties_.supports_f64 = true;
   properties_.supports_i64 = true;
+  properties_.native_index = static_cast<int>(choice.physical_index);
 
   info_.driver = driver.driverName;
   info_.api_version = props.properties.apiVersion;

@@ -18,6 +18,12 @@ struct DeviceProperties {
   bool supports_f16 = true;
   bool supports_f64 = true;
   bool supports_i64 = true;
+  // The driver's own number for the device, where the runtime's index may
+  // differ from it (TESSERA_CUDA_DEVICES picks and reorders GPUs): CUDA's
+  // device ordinal, Vulkan's physical-device index. What other libraries
+  // (DLPack consumers, NCCL, torch.cuda) call the device. -1 for devices
+  // with no such number (the host).
+  int native_index = -1;
 };
 
 struct MemoryInfo {

@@ -132,6 +132,17 @@ def test_device_capability_lists_the_runtime_dtypes(tessera):
     assert torch.accelerator.get_device_capability("tessera:0")["supported_dtypes"] == dtypes
 
 
+def test_native_index_is_the_drivers_number(tessera):
+    # The host device has none; a Vulkan (or CUDA) device's is the index the
+    # driver lists it at, whatever order tessera gives the devices.
+    for i in range(torch.tessera.device_count()):
+        props = torch.tessera.get_device_properties(i)
+        if props.runtime_device.startswith("cpu:"):
+            assert props.native_index == -1
+        else:
+            assert props.native_index >= 0
+
+
 def test_synchronize(tessera):
     x = torch.arange(6.0, device=tessera) * 2
     torch.tessera.synchronize()

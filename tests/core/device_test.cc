@@ -131,6 +131,7 @@ TEST_CASE("device: CPU properties and memory info", "[device]") {
   CHECK(p.supports_f16);
   CHECK(p.supports_f64);
   CHECK(p.supports_i64);
+  CHECK(p.native_index == -1);  // the host has no driver's number
   MemoryInfo m = cpu.memory_info(0);
   CHECK(m.total > 0);
   CHECK(m.free <= m.total);

@@ -102,6 +102,7 @@ TEST_CASE("cuda: enumeration and properties", "[cuda]") {
   const cuda::CudaDeviceInfo info = cuda::device_info(0);
   CHECK(info.compute_capability >= 70);
   CHECK(info.multiprocessors == p.compute_units);
+  CHECK(p.native_index == info.ordinal);  // what DLPack and torch.cuda call it
   CHECK(info.l2_cache_bytes > 0);
   CHECK(info.driver_version >= info.runtime_version);
   CHECK_FALSE(info.pci_bus_id.empty());

@@ -34,6 +34,7 @@ TEST_CASE("cuda: TESSERA_CUDA_DEVICES picks and dedups", "[device_list]") {
   CHECK(cuda_devices() <= 1);
   if (cuda_devices() == 0) TESSERA_SKIP("no CUDA device on this machine (" + cuda::unavailable_reason() + ")");
   CHECK(cuda::device_info(0).ordinal == 0);
+  CHECK(DeviceRegistry::instance().find("cuda")->properties(0).native_index == 0);
   Tensor t = full({4}, 2.5, TensorOptions(Device::parse("cuda:0")));
   CHECK(t.to(host_device()).to_vector<double>() == std::vector<double>(4, 2.5));
 }

@@ -57,6 +57,7 @@ TEST_CASE("vulkan: enumeration and properties", "[vulkan]") {
   CHECK(info.api_version >= ((1u << 22) | (2u << 12)));  // Vulkan 1.2
   CHECK(info.subgroup_size > 0);
   CHECK_FALSE(info.driver.empty());
+  CHECK(p.native_index == static_cast<int>(info.physical_index));
   // The test's BUILD turns validation on; make sure it took.
   const char* env = std::getenv("TESSERA_VULKAN_VALIDATION");
   if (env != nullptr && std::string(env) == "1") CHECK(info.validation);

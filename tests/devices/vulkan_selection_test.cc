@@ -32,6 +32,7 @@ TEST_CASE("vulkan: TESSERA_VULKAN_DEVICES picks and dedups", "[device_list]") {
   CHECK(iface->device_count() <= 1);
   if (iface->device_count() == 0) TESSERA_SKIP("physical device 0 is absent or unusable here");
   CHECK(vulkan::device_info(0).physical_index == 0);
+  CHECK(DeviceRegistry::instance().find("vulkan")->properties(0).native_index == 0);
   Tensor t = full({4}, 2.5, TensorOptions(Device::parse("vulkan:0")));
   CHECK(t.to(host_device()).to_vector<double>() == std::vector<double>(4, 2.5));
 }
