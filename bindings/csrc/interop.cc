@@ -169,15 +169,17 @@ dlpack::DataType dlpack_dtype_of(DType t) {
 // The DLPack device of a tessera device, or a TypeError for devices whose
 // memory DLPack cannot describe to other libraries (Vulkan buffer device
 // addresses, the template device's emulated memory).
+// The CUDA ordinal of tessera's cuda:`index` (DLPack's device_id), which
+// TESSERA_CUDA_DEVICES may make differ from the index.
+int cuda_ordinal(tessera::DeviceInterface& cuda, int index) {
+  const int ordinal = cuda.properties(index).native_index;
+  return ordinal >= 0 ? ordinal : index;
+}
+
 dlpack::Device dlpack_device_of(const Device& d) {
   const std::string_view type = d.type.name();
   if (type == "cpu") return {dlpack::kCPU, 0};
-  if (type == "cuda") {
-    // DLPack names a GPU by its CUDA ordinal, which TESSERA_CUDA_DEVICES
-    // may map to another tessera index.
-    const int ordinal = tessera::device_interface(d).properties(d.index).native_index;
-    return {dlpack::kCUDA, ordinal >= 0 ? ordinal : d.index};
-  }
+  if (type == "cuda") return {dlpack::kCUDA, cuda_ordinal(tessera::device_interface(d), d.index)};
   throw py::type_error("DLPack: tensors on " + d.to_string() +
                        " cannot be exported (no DLPack device type describes this device's "
                        "memory); copy to the host first with .cpu()");
@@ -192,8 +194,7 @@ Device tessera_device_of(const dlpack::Device& d) {
         // The tessera device whose CUDA ordinal the array names.
         const int count = cuda->device_count();
         for (int i = 0; i < count; ++i) {
-          const int ordinal = cuda->properties(i).native_index;
-          if ((ordinal >= 0 ? ordinal : i) == d.device_id) {
+          if (cuda_ordinal(*cuda, i) == d.device_id) {
             return Device::parse("cuda:" + std::to_string(i));
           }
         }
