@@ -52,6 +52,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   features.pNext = &features11;
   features.features.shaderInt16 = choice.shader_int16;
   features.features.shaderInt64 = choice.shader_int64;
+  features.features.shaderFloat64 = choice.shader_f64;
 
   const float priority = 1.0f;
   VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
@@ -138,6 +139,7 @@ VulkanContext::VulkanContext(const PhysicalDeviceChoice& choice, ValidationLog* 
   info_.shader_f16 = choice.shader_f16 && choice.shader_int16;
   info_.shader_int8 = choice.shader_int8;
   info_.shader_int64 = choice.shader_int64;
+  info_.shader_f64 = choice.shader_f64;
   info_.coopmat_m = choice.coopmat_m;
   info_.coopmat_n = choice.coopmat_n;
   info_.coopmat_k = choice.coopmat_k;

@@ -28,6 +28,7 @@ struct PhysicalDeviceChoice {
   bool shader_int8 = false;
   bool shader_int16 = false;
   bool shader_int64 = false;
+  bool shader_f64 = false;     // shaderFloat64
   bool memory_budget = false;  // VK_EXT_memory_budget
   // The f16 cooperative-matrix shape (f32 sums, VK_NV_cooperative_matrix)
   // the GEMM uses on tensor cores; 0 x 0 x 0: none.
@@ -49,6 +50,9 @@ class VulkanContext {
   // 8-, 16- and 64-bit types in shaders (the fill and copy shaders use
   // them; without them those kernels stage through the host).
   bool has_sized_shader_types() const;
+  // f64 arithmetic in shaders (the *_f64 shaders), with the sized types
+  // those shaders also use; without it f64 stages through the host.
+  bool has_f64_shaders() const { return info_.shader_f64 && has_sized_shader_types(); }
   bool has_timestamps() const { return timestamp_valid_bits_ > 0; }
   uint32_t timestamp_valid_bits() const { return timestamp_valid_bits_; }
   double timestamp_period_ns() const { return timestamp_period_ns_; }

@@ -56,6 +56,9 @@ struct VulkanDeviceInfo {
   bool shader_f16 = false;     // f16 arithmetic and 16-bit storage in shaders
   bool shader_int8 = false;    // 8-bit integers and 8-bit storage in shaders
   bool shader_int64 = false;
+  // f64 arithmetic in shaders (shaderFloat64, unless TESSERA_VULKAN_SHADER_F64=0);
+  // without it f64 ops stage through the host.
+  bool shader_f64 = false;
   bool validation = false;     // the validation layer is on
   // The f16 x f16 + f32 cooperative-matrix shape (VK_NV_cooperative_matrix)
   // of the tensor-core GEMM; 0 x 0 x 0 where the device has none or

@@ -156,6 +156,10 @@ std::optional<PhysicalDeviceChoice> examine(VkInstance instance, VkPhysicalDevic
   c.shader_int8 = f12.shaderInt8 && f12.storageBuffer8BitAccess;
   c.shader_int16 = features.features.shaderInt16;
   c.shader_int64 = features.features.shaderInt64;
+  // TESSERA_VULKAN_SHADER_F64=0 keeps f64 on the host even where the
+  // device has it (a driver whose f64 is wrong or very slow).
+  c.shader_f64 = features.features.shaderFloat64 &&
+                 env_switch("TESSERA_VULKAN_SHADER_F64").value_or(true);
   c.memory_budget = has_device_extension(physical, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   choose_cooperative_matrix(instance, physical, c);
   return c;

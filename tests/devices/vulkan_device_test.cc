@@ -450,15 +450,23 @@ TEST_CASE("vulkan: fill, copy and f32 binary run natively", "[vulkan][kernels]")
                             static_cast<float>(20.0 / 3)});
   CHECK(fallback_count("binary") == 0);
 
-  // f64 still works, through the host (and is counted).
+  // f64 runs in its own shaders where the device has shaderFloat64, and
+  // otherwise through the host (counted); vulkan_device_staged_copies_test
+  // runs this with TESSERA_VULKAN_SHADER_F64=0.
+  const bool f64_native = vulkan::device_info(0).shader_f64;
   Tensor doubles = full({4}, 3, TensorOptions(DType::kF64, gpu()));
   CHECK(host_values(mul(doubles, doubles)) == std::vector<double>(4, 9.0));
-  CHECK(fallback_count("binary") == 1);
+  CHECK(fallback_count("binary") == (f64_native ? 0 : 1));
 
-  // ... unless the fallback is off: then it is refused, while the native
-  // cases keep working.
+  // With the fallback off a staged op is refused, while the native cases
+  // keep working.
   set_cpu_fallback_enabled(false);
-  CHECK_THROWS_AS(mul(doubles, doubles), NotImplementedError);
+  if (f64_native) {
+    CHECK(host_values(mul(doubles, doubles)) == std::vector<double>(4, 9.0));
+  } else {
+    CHECK_THROWS_AS(mul(doubles, doubles), NotImplementedError);
+  }
+  CHECK_THROWS_AS(floor_divide(doubles, doubles), NotImplementedError);  // no f64 shader has it
   CHECK(host_values(add(col, row)) == std::vector<double>{11, 21, 12, 22, 13, 23});
   set_cpu_fallback_enabled(true);
 }
@@ -526,10 +534,15 @@ TEST_CASE("vulkan: f32 unary ops run natively", "[vulkan][kernels]") {
   check_close(clamp_max(gx, Scalar(0.5)), clamp_max(x, Scalar(0.5)));
   CHECK(fallback_count("unary") == 0);
 
-  // f64 still goes through the host.
+  // f64: unary_f64.comp has abs; exp needs a double exp GLSL lacks, so it
+  // goes through the host (and abs too without shaderFloat64).
+  const bool f64_native = vulkan::device_info(0).shader_f64;
   Tensor doubles = full({4}, -3, TensorOptions(DType::kF64, gpu()));
   CHECK(host_values(abs(doubles)) == std::vector<double>(4, 3.0));
-  CHECK(fallback_count("unary") == 1);
+  CHECK(fallback_count("unary") == (f64_native ? 0 : 1));
+  CHECK(host_values(exp(zeros({4}, TensorOptions(DType::kF64, gpu())))) ==
+        std::vector<double>(4, 1.0));
+  CHECK(fallback_count("unary") == (f64_native ? 1 : 2));
 }
 
 TEST_CASE("vulkan: f32 comparisons run natively", "[vulkan][kernels]") {
@@ -574,14 +587,18 @@ TEST_CASE("vulkan: f32 maximum, minimum and activation gradients run natively",
   CHECK(fallback_count("pointwise_binary") == 0);
 }
 
-TEST_CASE("vulkan: pointwise_binary on f64 stages through the host",
+TEST_CASE("vulkan: pointwise_binary on f64 stages what needs more than double arithmetic",
           "[vulkan][kernels]") {
   REQUIRE_VULKAN();
   reset_cpu_fallback_counts();
-  // f64 still goes through the host.
+  const bool f64_native = vulkan::device_info(0).shader_f64;
   Tensor doubles = full({4}, 3, TensorOptions(DType::kF64, gpu()));
   CHECK(host_values(eq(doubles, doubles)) == std::vector<double>(4, 1.0));
-  CHECK(fallback_count("pointwise_binary") == 1);
+  CHECK(fallback_count("pointwise_binary") == (f64_native ? 0 : 1));
+  // fmod needs an exact double fmod, which the shaders lack: the host.
+  CHECK(host_values(fmod(doubles, full({4}, 2, TensorOptions(DType::kF64, gpu())))) ==
+        std::vector<double>(4, 1.0));
+  CHECK(fallback_count("pointwise_binary") == (f64_native ? 1 : 2));
 }
 
 TEST_CASE("vulkan: f32 where, lerp, addcmul and addcdiv run natively", "[vulkan][kernels]") {
@@ -601,8 +618,9 @@ TEST_CASE("vulkan: f32 where, lerp, addcmul and addcdiv run natively", "[vulkan]
   check_close(addcdiv(gy, gx, gw, 2), addcdiv(y, x, w, 2));
   CHECK(fallback_count("ternary") == 0);
 
-  // f64 still goes through the host.
+  // f64: in ternary_f64.comp where the device has shaderFloat64, else
+  // through the host.
   Tensor doubles = full({4}, 3, TensorOptions(DType::kF64, gpu()));
   CHECK(host_values(where(gcond.reshape({4}), doubles, doubles)) == std::vector<double>(4, 3.0));
-  CHECK(fallback_count("ternary") == 1);
+  CHECK(fallback_count("ternary") == (vulkan::device_info(0).shader_f64 ? 0 : 1));
 }

@@ -1,9 +1,10 @@
 // binary: out = a (op) b with broadcasting through stride-0 dims. f32 runs
 // in shaders/binary_f32.comp (no optional shader features); f16, bf16, i32,
 // i64, u8, i8, i16 and bool in shaders/binary.comp (needs 8/16/64-bit
-// types). f64, ops the CPU kernel rejects (integer div, bool sub: it raises
-// their errors) and layouts beyond the push constants stage through the
-// host.
+// types); f64 in shaders/binary_f64.comp where the device has
+// shaderFloat64. f64 elsewhere, ops the CPU kernel rejects (integer div,
+// bool sub: it raises their errors) and layouts beyond the push constants
+// stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -66,6 +67,13 @@ void binary_kernel(const KernelContext& ctx, BinaryOp op, Tensor& out, const Ten
     fill_layout(p, layout, out, a, b);
     p.alpha = alpha.to<float>();
     launch(ctx, "binary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
+  if (dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
+    BinaryParams p{};  // binary_f64.comp's layout is binary.comp's
+    fill_layout(p, layout, out, a, b);
+    p.alpha = encode_scalar(alpha, dtype);
+    launch(ctx, "binary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
     return;
   }
   const std::optional<ElementKind> kind = element_kind(dtype);

@@ -1,7 +1,8 @@
 // copy: dst = src converted to dst's dtype, any strides. Same-dtype copies
-// move raw 1/2/4/8-byte elements (every dtype); conversions run in the
-// shader among f32, f16, bf16, i32, i64, u8, i8, i16 and bool, and stage
-// through the host for the other pairs (f64).
+// move raw 1/2/4/8-byte elements (every dtype); conversions run in
+// shaders/copy.comp among f32, f16, bf16, i32, i64, u8, i8, i16 and bool,
+// and in shaders/copy_f64.comp between f64 and those where the device has
+// shaderFloat64 (they stage through the host elsewhere).
 #include <limits>
 #include <optional>
 
@@ -19,7 +20,8 @@ constexpr int kCopyMaxRank = 8;  // kMaxRank in shaders/copy.comp
 
 // The element kinds of shaders/copy.comp.
 enum class CopyKind : uint32_t {
-  kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8, kU8, kI8, kI16, kBF16
+  kF32, kF16, kI32, kI64, kBool, kRaw1, kRaw2, kRaw4, kRaw8, kU8, kI8, kI16, kBF16,
+  kF64  // copy_f64.comp only
 };
 
 struct CopyParams {
@@ -45,6 +47,7 @@ bool conversion_kind(DType dtype, CopyKind* kind) {
     case DType::kI8: *kind = CopyKind::kI8; return true;
     case DType::kI16: *kind = CopyKind::kI16; return true;
     case DType::kBF16: *kind = CopyKind::kBF16; return true;
+    case DType::kF64: *kind = CopyKind::kF64; return true;
     default: return false;
   }
 }
@@ -103,7 +106,9 @@ void copy_kernel(const KernelContext& ctx, Tensor& dst, const Tensor& src) {
     copy_dense(ctx, dst.data_ptr(), src.data_ptr(), dst.nbytes());
     return;
   }
-  if (!in_shader || !vulkan_context_of(ctx).has_sized_shader_types() ||
+  const bool converts_f64 = in_shader && (dst_kind == CopyKind::kF64 || src_kind == CopyKind::kF64);
+  const VulkanContext& device = vulkan_context_of(ctx);
+  if (!in_shader || !device.has_sized_shader_types() || (converts_f64 && !device.has_f64_shaders()) ||
       !layout.fits(kCopyMaxRank)) {
     run_on_host<kernels::Copy>(ctx, dst, src);
     return;
@@ -118,8 +123,8 @@ void copy_kernel(const KernelContext& ctx, Tensor& dst, const Tensor& src) {
     p.dst_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
     p.src_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
   }
-  launch(ctx, "copy", {static_cast<uint32_t>(dst_kind), static_cast<uint32_t>(src_kind)}, p,
-         layout.numel);
+  launch(ctx, converts_f64 ? "copy_f64" : "copy",
+         {static_cast<uint32_t>(dst_kind), static_cast<uint32_t>(src_kind)}, p, layout.numel);
 }
 
 }  // namespace

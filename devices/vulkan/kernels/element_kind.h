@@ -1,7 +1,7 @@
 // Element kinds of the typed elementwise shaders (shaders/element_kinds.glsl):
 // the dtypes they load and store, and Scalar arguments encoded for them.
-// f64 has no kind (the context enables no 64-bit float shaders): kernels
-// stage it through the host.
+// f64 has no kind: it runs in shaders of its own (the *_f64 ones) where the
+// device has shaderFloat64, and stages through the host elsewhere.
 #pragma once
 
 #include <bit>
@@ -36,7 +36,8 @@ inline uint32_t kind_constant(ElementKind kind) { return static_cast<uint32_t>(k
 // (a uvec2): floating dtypes get the f32 bits of the value (f16 and bf16
 // compute in f32, as the CPU kernel's compute type); integral ones the value
 // converted to the dtype first, as the CPU kernel's p.to<T>() (so it wraps
-// the same way), sign-extended to 64 bits; bool 0 or 1.
+// the same way), sign-extended to 64 bits; bool 0 or 1; f64 the double's
+// bits (doubles.glsl, scalar_double).
 struct EncodedScalar {
   uint32_t lo = 0;
   uint32_t hi = 0;
@@ -48,6 +49,10 @@ inline EncodedScalar encode_scalar(const Scalar& s, DType dtype) {
     case DType::kF32:
     case DType::kF16:
     case DType::kBF16: return {std::bit_cast<uint32_t>(s.to<float>()), 0};
+    case DType::kF64: {
+      const auto bits = std::bit_cast<uint64_t>(s.to<double>());
+      return {static_cast<uint32_t>(bits), static_cast<uint32_t>(bits >> 32)};
+    }
     case DType::kBool: v = s.to<bool>() ? 1 : 0; break;
     case DType::kU8: v = s.to<uint8_t>(); break;
     case DType::kI8: v = s.to<int8_t>(); break;

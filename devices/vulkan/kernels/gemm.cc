@@ -47,6 +47,7 @@ const char* shader_of(GemmVariant variant, DType dtype) {
   switch (variant) {
     case GemmVariant::kTiledF16: return "gemm_f16";
     case GemmVariant::kTiledBF16: return "gemm_bf16";
+    case GemmVariant::kTiledF64: return "gemm_f64";
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
     case GemmVariant::kSubgroupF16: return "gemm_subgroup_f16";
     case GemmVariant::kSubgroupBF16: return "gemm_subgroup_bf16";
@@ -101,6 +102,8 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
                          : GemmVariant::kTiledF16;
   } else if (pr.dtype == DType::kBF16 && vulkan_context_of(ctx).has_sized_shader_types()) {
     variant = subgroup ? GemmVariant::kSubgroupBF16 : GemmVariant::kTiledBF16;
+  } else if (pr.dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
+    variant = GemmVariant::kTiledF64;
   } else if (subgroup && (pr.dtype == DType::kI32 ||
                           ((pr.dtype == DType::kI16 || pr.dtype == DType::kI8 ||
                             pr.dtype == DType::kU8) &&

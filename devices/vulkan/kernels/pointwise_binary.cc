@@ -7,9 +7,11 @@
 // types): rounding divisions, remainder, fmod, pow, atan2, bitwise ops,
 // shifts, logical ops and comparisons. Integer division by zero raises ValueError
 // as the CPU kernel does, from a flag the shader sets (read back after the
-// dispatch, so those ops wait for the device). f64, combinations the
-// CPU kernel rejects (it raises their errors) and layouts beyond the push
-// constants stage through the host.
+// dispatch, so those ops wait for the device). f64 runs in
+// shaders/pointwise_f64.comp where the device has shaderFloat64, for the
+// ops built from double arithmetic, exp and log (f64_shader_handles). f64 elsewhere
+// and its other ops, combinations the CPU kernel rejects (it raises their
+// errors) and layouts beyond the push constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -159,6 +161,34 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
   return false;
 }
 
+// The ops of pointwise_f64.comp (the others need an exact double fmod,
+// atan, erf or pow, which neither GLSL nor shaders/doubles_math.glsl has).
+bool f64_shader_handles(PointwiseBinaryOp op) {
+  using Op = PointwiseBinaryOp;
+  switch (op) {
+    case Op::kEq:
+    case Op::kNe:
+    case Op::kLt:
+    case Op::kLe:
+    case Op::kGt:
+    case Op::kGe:
+    case Op::kLogicalAnd:
+    case Op::kLogicalOr:
+    case Op::kLogicalXor:
+    case Op::kMaximum:
+    case Op::kMinimum:
+    case Op::kThresholdBackward:
+    case Op::kSigmoidBackward:
+    case Op::kTanhBackward:
+    case Op::kSiluBackward:
+    case Op::kLogaddexp:
+    case Op::kLogaddexp2:
+    case Op::kHardswishBackward:
+    case Op::kHardsigmoidBackward: return true;
+    default: return false;
+  }
+}
+
 // f32 through compare_f32.comp / pointwise_f32.comp; false for the ops
 // they do not handle.
 bool launch_f32(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out, const Tensor& a,
@@ -187,6 +217,14 @@ void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Ten
   const bool dtypes_ok =
       b.dtype() == dtype && out.dtype() == (is_bool_valued(op) ? DType::kBool : dtype);
   if (dtypes_ok && dtype == DType::kF32 && launch_f32(ctx, op, out, a, b, layout, p0)) return;
+  if (dtypes_ok && dtype == DType::kF64 && f64_shader_handles(op) &&
+      vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kPointwiseMaxRank)) {
+    PointwiseParams p{};  // pointwise_f64.comp's layout is pointwise.comp's
+    fill_layout(p, layout, out, a, b);
+    if (op == PointwiseBinaryOp::kThresholdBackward) p.p0 = encode_scalar(p0, dtype);
+    launch(ctx, "pointwise_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
   const std::optional<ElementKind> kind = element_kind(dtype);
   if (!dtypes_ok || !kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
       !typed_shader_handles(op, dtype) || !layout.fits(kPointwiseMaxRank)) {

@@ -2,9 +2,11 @@
 // norm 1 / 2 / inf, logsumexp), arg_reduce (max / min with int64 indices)
 // and var_std, in shaders/reduce_common.glsl: f32, f16 and bf16 input
 // accumulate in f32 (reduce_f32acc), integer and bool input in wrapping
-// int64 (reduce_i64acc, needs shaderInt64); the _sg variants add subgroup
-// ops. Native for any strides. Staged through the host: f64,
-// integer input with a floating output (sum with a dtype) and the reverse,
+// int64 (reduce_i64acc, needs shaderInt64), f64 input into f64 (or bool)
+// in double (reduce_f64acc, needs shaderFloat64; not logsumexp, which needs
+// a double exp); the _sg variants add subgroup ops. Native for any strides.
+// Staged through the host: f64 on devices without shaderFloat64, and into
+// or from other dtypes, integer input with a floating output (sum with a dtype) and the reverse,
 // devices without 8/16/64-bit shader types, and layouts with more than 3
 // kept or 3 reduced dims after coalescing or offsets beyond 2^30.
 //
@@ -48,7 +50,7 @@ using kernels::ReduceOp;
 enum class ShaderOp : uint32_t {
   kSum, kProd, kMax, kMin, kAll, kAny, kAbsSum, kSquaredDevSum, kAbsMax, kExpSum, kArgMax, kArgMin,
 };
-enum class ElemType : uint32_t { kF32, kF16, kI32, kI64, kU8, kBool, kI8, kI16, kBF16 };
+enum class ElemType : uint32_t { kF32, kF16, kI32, kI64, kU8, kBool, kI8, kI16, kBF16, kF64 };
 enum class FinalStep : uint32_t { kRaw, kDivide, kSqrt, kLogShift, kVar, kStd };
 
 constexpr int kReduceMaxRank = 3;  // kMaxRank in shaders/reduce_common.glsl
@@ -63,6 +65,7 @@ struct ReduceParams {
   uint32_t chunk_len;
   uint32_t out_chunk_stride;
   float scale;
+  float scale_lo;  // f64 shaders divide by scale + scale_lo
   uint32_t ranks;  // kept | reduced << 8
   uint32_t kept_sizes[kReduceMaxRank];
   int32_t kept_in[kReduceMaxRank];
@@ -82,6 +85,7 @@ std::optional<ElemType> elem_type(DType t) {
     case DType::kBool: return ElemType::kBool;
     case DType::kI8: return ElemType::kI8;
     case DType::kI16: return ElemType::kI16;
+    case DType::kF64: return ElemType::kF64;
     default: return std::nullopt;
   }
 }
@@ -92,13 +96,20 @@ bool is_float_elem(ElemType t) {
 
 // Which accumulator a reduction of `in` into `out` uses, if any shader
 // can run it on this device: f32 for f32 / f16 / bf16 (both sides floating), int64
-// for integers and bool (both sides not floating); nullopt stages.
-enum class Acc { kF32, kI64 };
+// for integers and bool (both sides not floating), f64 for f64 into f64 or
+// bool where the device has f64 shaders; nullopt stages.
+enum class Acc { kF32, kI64, kF64 };
 std::optional<Acc> accumulator(const KernelContext& ctx, DType in, DType out) {
   VulkanContext& vk = vulkan_context_of(ctx);
   if (!vk.has_sized_shader_types()) return std::nullopt;
   const auto ti = elem_type(in), to = elem_type(out);
   if (!ti || !to) return std::nullopt;
+  if (*ti == ElemType::kF64 || *to == ElemType::kF64) {
+    const bool f64_in_f64_or_bool_out =
+        *ti == ElemType::kF64 && (*to == ElemType::kF64 || *to == ElemType::kBool);
+    if (!f64_in_f64_or_bool_out || !vk.has_f64_shaders()) return std::nullopt;
+    return Acc::kF64;
+  }
   if (is_float_elem(*ti)) {
     const bool half = *ti == ElemType::kF16 || *to == ElemType::kF16;
     if (half && !vk.info().shader_f16) return std::nullopt;
@@ -199,7 +210,7 @@ struct Pass {
   Acc acc = Acc::kF32;
   ShaderOp op = ShaderOp::kSum;
   FinalStep final_step = FinalStep::kRaw;
-  float scale = 1.0f;
+  double scale = 1.0;
   const void* in = nullptr;
   ElemType in_type = ElemType::kF32;
   Shape kept_sizes, kept_in, red_sizes, red_in;
@@ -250,7 +261,8 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
   p.numel_red = static_cast<uint32_t>(pass.numel_red);
   p.chunk_len = static_cast<uint32_t>(chunk_len);
   p.out_chunk_stride = static_cast<uint32_t>(out_chunk_stride);
-  p.scale = pass.scale;
+  p.scale = static_cast<float>(pass.scale);
+  p.scale_lo = static_cast<float>(pass.scale - static_cast<double>(p.scale));
   p.ranks = static_cast<uint32_t>(pass.kept_sizes.size() | (pass.red_sizes.size() << 8));
   for (size_t d = 0; d < pass.kept_sizes.size(); ++d) {
     p.kept_sizes[d] = static_cast<uint32_t>(pass.kept_sizes[d]);
@@ -262,8 +274,12 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
     p.red_in[d] = static_cast<int32_t>(pass.red_in[d]);
   }
   const bool subgroups = mode == Mode::kGroupSubgroups || mode == Mode::kSubgroupPerOutput;
-  const char* shader = pass.acc == Acc::kI64 ? (subgroups ? "reduce_i64acc_sg" : "reduce_i64acc")
-                                             : (subgroups ? "reduce_f32acc_sg" : "reduce_f32acc");
+  const char* shader = nullptr;
+  switch (pass.acc) {
+    case Acc::kF32: shader = subgroups ? "reduce_f32acc_sg" : "reduce_f32acc"; break;
+    case Acc::kI64: shader = subgroups ? "reduce_i64acc_sg" : "reduce_i64acc"; break;
+    case Acc::kF64: shader = subgroups ? "reduce_f64acc_sg" : "reduce_f64acc"; break;
+  }
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(pass.op),         static_cast<uint32_t>(pass.in_type),
       static_cast<uint32_t>(pass.out_type),   static_cast<uint32_t>(mode),
@@ -283,6 +299,16 @@ void dispatch(const KernelContext& ctx, const Pass& pass, Mode mode, int64_t chu
         std::min<int64_t>(pass.numel_out, kMaxWorkGroupsPerDim));
     launch_groups(ctx, shader, constants, p, static_cast<uint32_t>(chunks), groups_y);
   }
+}
+
+// The dtype of an accumulator's partial results and centres.
+DType accumulator_dtype(Acc acc) {
+  switch (acc) {
+    case Acc::kF32: return DType::kF32;
+    case Acc::kI64: return DType::kI64;
+    case Acc::kF64: return DType::kF64;
+  }
+  return DType::kF32;
 }
 
 // Runs a pass in the shape that suits it (see the file comment); `split`
@@ -338,8 +364,8 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
   }
   // First launch: partial results of each (output, chunk), contiguous with
   // the chunk innermost.
-  const DType partial_dtype = pass.acc == Acc::kF32 ? DType::kF32 : DType::kI64;
-  const ElemType partial_type = pass.acc == Acc::kF32 ? ElemType::kF32 : ElemType::kI64;
+  const DType partial_dtype = accumulator_dtype(pass.acc);
+  const ElemType partial_type = *elem_type(partial_dtype);
   Tensor partial_values =
       empty({pass.numel_out * chunks}, TensorOptions(partial_dtype, ctx.device));
   Tensor partial_indices;
@@ -372,10 +398,11 @@ void run_pass(const KernelContext& ctx, const Pass& pass, bool split = true) {
   run_pass(ctx, second, /*split=*/false);
 }
 
-// A pass whose target is a temporary f32 per output (a centre).
+// A pass whose target is a temporary per output (a centre), of the
+// accumulator's dtype.
 Pass into_temporary(Pass pass, Tensor& temp) {
   pass.out = temp.data_ptr();
-  pass.out_type = ElemType::kF32;
+  pass.out_type = *elem_type(temp.dtype());
   pass.kept_out = contiguous_strides(pass.kept_sizes, 1);
   pass.index = nullptr;
   return pass;
@@ -389,7 +416,7 @@ void reduce_kernel(const KernelContext& ctx, ReduceOp op, Tensor& out, const Ten
   const auto acc = accumulator(ctx, in.dtype(), out.dtype());
   const ReduceLayout l = make_layout(out, in, dims);
   const bool mean = op == ReduceOp::kMean;
-  if (!acc || !fits(l) || (mean && *acc != Acc::kF32) || elem_type(out.dtype()) == ElemType::kBool) {
+  if (!acc || !fits(l) || (mean && *acc == Acc::kI64) || elem_type(out.dtype()) == ElemType::kBool) {
     run_on_host<kernels::Reduce>(ctx, op, out, in, dims);
     return;
   }
@@ -402,7 +429,7 @@ void reduce_kernel(const KernelContext& ctx, ReduceOp op, Tensor& out, const Ten
   pass.out_type = *elem_type(out.dtype());
   if (mean) {
     pass.final_step = FinalStep::kDivide;
-    pass.scale = static_cast<float>(l.numel_red);
+    pass.scale = static_cast<double>(l.numel_red);
   }
   run_pass(ctx, pass);
 }
@@ -420,7 +447,8 @@ void reduce_ext_kernel(const KernelContext& ctx, ReduceExtOp op, Tensor& out, co
   const bool all_any = op == ReduceExtOp::kAll || op == ReduceExtOp::kAny;
   // A bool output only for all / any, or max / min / prod of bool.
   const bool types_ok =
-      acc && (!floating_only || *acc == Acc::kF32) &&
+      acc && (!floating_only || *acc == Acc::kF32 ||
+              (*acc == Acc::kF64 && op != ReduceExtOp::kLogSumExp)) &&
       (!bool_out || all_any || in.dtype() == DType::kBool) &&
       (*acc == Acc::kI64 || !all_any || out.dtype() == DType::kBool);
   if (!types_ok || !fits(l)) {
@@ -490,7 +518,7 @@ void var_std_kernel(const KernelContext& ctx, bool take_sqrt, Tensor& out, const
   if (out.numel() == 0) return;
   const auto acc = accumulator(ctx, in.dtype(), out.dtype());
   const ReduceLayout l = make_layout(out, in, dims);
-  if (!acc || *acc != Acc::kF32 || !fits(l)) {
+  if (!acc || *acc == Acc::kI64 || !fits(l)) {
     run_on_host<kernels::VarStd>(ctx, take_sqrt, out, in, dims, correction);
     return;
   }
@@ -499,23 +527,23 @@ void var_std_kernel(const KernelContext& ctx, bool take_sqrt, Tensor& out, const
     return;
   }
   // Pass 1: each output's mean into a temporary.
-  Tensor mean = empty({l.numel_out}, TensorOptions(DType::kF32, ctx.device));
-  Pass mean_pass = into_temporary(make_pass(Acc::kF32, ShaderOp::kSum, l, in), mean);
+  Tensor mean = empty({l.numel_out}, TensorOptions(accumulator_dtype(*acc), ctx.device));
+  Pass mean_pass = into_temporary(make_pass(*acc, ShaderOp::kSum, l, in), mean);
   mean_pass.final_step = FinalStep::kDivide;
-  mean_pass.scale = static_cast<float>(l.numel_red);
+  mean_pass.scale = static_cast<double>(l.numel_red);
   run_pass(ctx, mean_pass);
   // Pass 2: the squared deviations from it, / max(N - correction, 0).
-  Pass pass = make_pass(Acc::kF32, ShaderOp::kSquaredDevSum, l, in);
+  Pass pass = make_pass(*acc, ShaderOp::kSquaredDevSum, l, in);
   pass.out = out.data_ptr();
   pass.out_type = *elem_type(out.dtype());
   pass.aux = mean.data_ptr();
   pass.final_step = take_sqrt ? FinalStep::kStd : FinalStep::kVar;
-  pass.scale = static_cast<float>(std::max(0.0, static_cast<double>(l.numel_red) - correction));
+  pass.scale = std::max(0.0, static_cast<double>(l.numel_red) - correction);
   run_pass(ctx, pass);
 }
 
 // The shader's numbering.
-static_assert(static_cast<int>(ShaderOp::kArgMin) == 11 && static_cast<int>(ElemType::kBF16) == 8 &&
+static_assert(static_cast<int>(ShaderOp::kArgMin) == 11 && static_cast<int>(ElemType::kF64) == 9 &&
               static_cast<int>(FinalStep::kStd) == 5);
 
 }  // namespace

@@ -2,9 +2,11 @@
 // through stride-0 dims. f32 runs in shaders/ternary_f32.comp; f16, bf16,
 // i32, i64, u8, i8, i16 and bool (where for all, addcmul for integers, lerp
 // and addcdiv for f16 and bf16) in shaders/ternary.comp. Both read or write
-// bytes, so they need 8/16/64-bit shader types. f64, combinations the CPU
-// kernel rejects (it raises their errors), ranks beyond 4 after coalescing
-// and devices without the sized types stage through the host.
+// bytes, so they need 8/16/64-bit shader types; f64 in
+// shaders/ternary_f64.comp where the device has shaderFloat64. f64
+// elsewhere, combinations the CPU kernel rejects (it raises their errors),
+// ranks beyond 4 after coalescing and devices without the sized types stage
+// through the host.
 #include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -69,8 +71,9 @@ void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const T
       coalesce(out.sizes(), {&out.strides(), &a.strides(), &b.strides(), &c.strides()});
   const DType dtype = out.dtype();
   const DType a_dtype = op == TernaryOp::kWhere ? DType::kBool : dtype;
+  const bool f64 = dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders();
   const std::optional<ElementKind> kind = element_kind(dtype);
-  const bool native = kind && a.dtype() == a_dtype && b.dtype() == dtype &&
+  const bool native = (kind || f64) && a.dtype() == a_dtype && b.dtype() == dtype &&
                       c.dtype() == dtype && shader_handles(op, dtype) &&
                       vulkan_context_of(ctx).has_sized_shader_types() &&
                       layout.fits(kTernaryMaxRank);
@@ -86,9 +89,13 @@ void ternary_kernel(const KernelContext& ctx, TernaryOp op, Tensor& out, const T
     launch(ctx, "ternary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
     return;
   }
-  TernaryParams p{};
+  TernaryParams p{};  // ternary_f64.comp's layout is ternary.comp's
   fill_layout(p, layout, out, a, b, c);
   if (is_scaled(op)) p.value = encode_scalar(value, dtype);
+  if (f64) {
+    launch(ctx, "ternary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
   launch(ctx, "ternary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
 }
 

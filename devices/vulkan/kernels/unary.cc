@@ -2,9 +2,12 @@
 // shaders/predicate_f32.comp (bool out: logical_not, isnan, isinf,
 // isfinite, isneginf, isposinf); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
 // (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
-// integers and bool the ops the CPU kernel defines on them. f64, ops the CPU
-// kernel rejects for a dtype (it raises their errors) and layouts beyond
-// the push constants stage through the host.
+// integers and bool the ops the CPU kernel defines on them; f64 in
+// shaders/unary_f64.comp where the device has shaderFloat64, the ops built
+// from double arithmetic, exp and log (f64_shader_handles). f64
+// elsewhere, its trigonometric ops, erf and gelu, ops the CPU kernel
+// rejects for a dtype (it raises their errors) and layouts beyond the push
+// constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -113,6 +116,51 @@ bool is_clamp(UnaryOp op) {
   return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
 }
 
+// The ops of unary_f64.comp: those built from double arithmetic and the
+// exp and log of shaders/doubles_math.glsl (GLSL has no double
+// transcendental functions; sin, cos, erf and their kin stay on the host).
+bool f64_shader_handles(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::kNeg:
+    case UnaryOp::kAbs:
+    case UnaryOp::kSign:
+    case UnaryOp::kSqrt:
+    case UnaryOp::kRsqrt:
+    case UnaryOp::kReciprocal:
+    case UnaryOp::kRelu:
+    case UnaryOp::kFloor:
+    case UnaryOp::kCeil:
+    case UnaryOp::kRound:
+    case UnaryOp::kTrunc:
+    case UnaryOp::kClamp:
+    case UnaryOp::kClampMin:
+    case UnaryOp::kClampMax:
+    case UnaryOp::kHardswish:
+    case UnaryOp::kHardsigmoid:
+    case UnaryOp::kExp:
+    case UnaryOp::kExpm1:
+    case UnaryOp::kLog:
+    case UnaryOp::kLog1p:
+    case UnaryOp::kLog2:
+    case UnaryOp::kLog10:
+    case UnaryOp::kSigmoid:
+    case UnaryOp::kSilu:
+    case UnaryOp::kTanh:
+    case UnaryOp::kSinh:
+    case UnaryOp::kCosh:
+    case UnaryOp::kAsinh:
+    case UnaryOp::kAcosh:
+    case UnaryOp::kAtanh:
+    case UnaryOp::kLogicalNot:
+    case UnaryOp::kIsnan:
+    case UnaryOp::kIsinf:
+    case UnaryOp::kIsfinite:
+    case UnaryOp::kIsneginf:
+    case UnaryOp::kIsposinf: return true;
+    default: return false;
+  }
+}
+
 // Whether unary.comp computes (op, in's dtype) as the CPU kernel does: the
 // ops it defines on integers and bool (bool lacks neg, abs, relu, clamp).
 bool typed_shader_handles(UnaryOp op, DType dtype) {
@@ -177,6 +225,15 @@ void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tenso
   const DType dtype = in.dtype();
   if (dtype == DType::kF32 && launch_f32(ctx, op, out, in, layout, p0, p1)) return;
   const DType out_dtype = is_predicate(op) ? DType::kBool : dtype;
+  if (dtype == DType::kF64 && out.dtype() == out_dtype && f64_shader_handles(op) &&
+      vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kUnaryTypedMaxRank)) {
+    UnaryParams p{};  // unary_f64.comp's layout is unary.comp's
+    fill_layout(p, layout, out, in);
+    if (is_clamp(op)) p.p0 = encode_scalar(p0, dtype);
+    if (op == UnaryOp::kClamp) p.p1 = encode_scalar(p1, dtype);
+    launch(ctx, "unary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+    return;
+  }
   const std::optional<ElementKind> kind = element_kind(dtype);
   if (!kind || out.dtype() != out_dtype || !vulkan_context_of(ctx).has_sized_shader_types() ||
       !typed_shader_handles(op, dtype) || !layout.fits(kUnaryTypedMaxRank)) {

@@ -5,6 +5,8 @@
 // f64's built by hand (half_rounding.glsl for f16: rounding independent of
 // the driver; no bfloat16 or float64 arithmetic needed).
 // Include after buffers.glsl.
+#ifndef TESSERA_DTYPE_ACCESS_GLSL
+#define TESSERA_DTYPE_ACCESS_GLSL
 #include "half_rounding.glsl"
 
 const uint kDTypeBool = 0, kDTypeU8 = 1, kDTypeI8 = 2, kDTypeI16 = 3, kDTypeI32 = 4,
@@ -83,3 +85,4 @@ bool is_nonzero(uint kind, uvec2 addr, int i) {
     default: return bits != 0ul;
   }
 }
+#endif  // TESSERA_DTYPE_ACCESS_GLSL

@@ -6,8 +6,11 @@
 // float or float16_t) and ELEM_BUFFER (its buffers.glsl view); sums are
 // f32 either way. It may define STORE_C(index, value), the store of a sum
 // into C (default: ELEM_BUFFER's element = ELEM(value)), and
-// LOAD_F(addr, index), an operand's element as a float (default:
-// float(ELEM_BUFFER(addr).v[index]); bf16 widens its bits).
+// LOAD_F(addr, index), an operand's element as a SUM_T (default:
+// SUM_T(ELEM_BUFFER(addr).v[index]); bf16 widens its bits). SUM_T and
+// SUM_VEC4 (default float and vec4) are the type of the sums: gemm_f64.comp
+// sums f64 in double (its two tiles then fill 16 KiB of shared memory,
+// the least Vulkan guarantees).
 //
 // Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
 // invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
@@ -21,11 +24,15 @@
 #include "buffers.glsl"
 #extension GL_EXT_control_flow_attributes : require
 
+#ifndef SUM_T
+#define SUM_T float
+#define SUM_VEC4 vec4
+#endif
 #ifndef STORE_C
 #define STORE_C(index, value) ELEM_BUFFER(p.c_addr).v[index] = ELEM(value)
 #endif
 #ifndef LOAD_F
-#define LOAD_F(addr, index) float(ELEM_BUFFER(addr).v[index])
+#define LOAD_F(addr, index) SUM_T(ELEM_BUFFER(addr).v[index])
 #endif
 
 layout(local_size_x = 16, local_size_y = 16) in;
@@ -40,8 +47,8 @@ const uint kRowBias = 2;     // + bias[row * bias_stride]
 
 #include "gemm_params.glsl"
 
-shared vec4 a_tile[kTileK][kTileM / 4];  // [k][row / 4]: 4 rows
-shared vec4 b_tile[kTileK][kTileN / 4];  // [k][column / 4]: 4 columns
+shared SUM_VEC4 a_tile[kTileK][kTileM / 4];  // [k][row / 4]: 4 rows
+shared SUM_VEC4 b_tile[kTileK][kTileN / 4];  // [k][column / 4]: 4 columns
 
 void main() {
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
@@ -61,10 +68,10 @@ void main() {
 
   // acc_i[j]: row 4 ty + i, column 4 tx + j. Plain multiply-adds, not
   // fma(): llvmpipe may lower fma() to a libm call per element.
-  vec4 acc0 = vec4(0.0), acc1 = vec4(0.0), acc2 = vec4(0.0), acc3 = vec4(0.0);
+  SUM_VEC4 acc0 = SUM_VEC4(0.0), acc1 = SUM_VEC4(0.0), acc2 = SUM_VEC4(0.0), acc3 = SUM_VEC4(0.0);
 
   for (uint k0 = 0; k0 < p.k; k0 += kTileK) {
-    vec4 av = vec4(0.0), bv = vec4(0.0);
+    SUM_VEC4 av = SUM_VEC4(0.0), bv = SUM_VEC4(0.0);
     const uint ak = k0 + a_k, bk = k0 + b_k;
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint row = row0 + 4 * a_quad + i;
@@ -80,8 +87,8 @@ void main() {
     b_tile[b_k][b_quad] = bv;
     barrier();
     [[unroll]] for (uint kk = 0; kk < kTileK; ++kk) {
-      const vec4 a = a_tile[kk][ty];
-      const vec4 b = b_tile[kk][tx];
+      const SUM_VEC4 a = a_tile[kk][ty];
+      const SUM_VEC4 b = b_tile[kk][tx];
       acc0 += a.x * b;
       acc1 += a.y * b;
       acc2 += a.z * b;
@@ -90,19 +97,19 @@ void main() {
     barrier();
   }
 
-  const vec4 acc[4] = vec4[4](acc0, acc1, acc2, acc3);
+  const SUM_VEC4 acc[4] = SUM_VEC4[4](acc0, acc1, acc2, acc3);
   const int c_base = z * p.c_batch_stride;
   for (int i = 0; i < 4; ++i) {
     const uint row = row0 + 4 * ty + i;
     if (row >= p.m) break;
-    const float bias = (p.flags & kRowBias) != 0
+    const SUM_T bias = (p.flags & kRowBias) != 0
                            ? LOAD_F(p.bias_addr, int(row) * p.bias_stride)
-                           : 0.0;
+                           : SUM_T(0.0);
     for (int j = 0; j < 4; ++j) {
       const uint col = col0 + 4 * tx + j;
       if (col >= p.n) break;
       const int at = c_base + int(row) * p.c_row_stride + int(col) * p.c_col_stride;
-      float v = acc[i][j] + bias;
+      SUM_T v = acc[i][j] + bias;
       if ((p.flags & kAccumulate) != 0) v += LOAD_F(p.c_addr, at);
       STORE_C(at, v);
     }

@@ -1,8 +1,10 @@
 // The body of the reduction shaders (kernels/reduce.cc): one output element
 // = an op over the reduced elements of the input. reduce_f32acc.comp
 // accumulates in float (f32 / f16 / bf16 input), reduce_i64acc.comp in int64
-// (integer and bool input); each defines ACC_T, ACC_FLOAT or ACC_INT and
-// includes this file (the _sg variants also USE_SUBGROUPS).
+// (integer and bool input), reduce_f64acc.comp in double (f64 input, where
+// the device has shaderFloat64; no exp or log there, so no logsumexp);
+// each defines ACC_T and one of ACC_FLOAT, ACC_INT, ACC_DOUBLE and includes
+// this file (the _sg variants also USE_SUBGROUPS).
 //
 // The input's kept dims (one output each, up to 3 after coalescing) and
 // reduced dims (up to 3) come as sizes and element strides; the output is
@@ -19,6 +21,9 @@
 //  3 (the _sg variants) one subgroup per output: lanes stride over the
 //    reduced elements and combine through subgroupAdd or shuffles.
 #include "buffers.glsl"
+#ifdef ACC_DOUBLE
+#include "doubles.glsl"
+#endif
 #include "float_math.glsl"
 #include "half_rounding.glsl"
 
@@ -36,7 +41,7 @@ layout(constant_id = 6) const uint kIndexFromAux = 0;
 const uint kSum = 0, kProd = 1, kMax = 2, kMin = 3, kAll = 4, kAny = 5, kAbsSum = 6,
            kSquaredDevSum = 7, kAbsMax = 8, kExpSum = 9, kArgMax = 10, kArgMin = 11;
 const uint kF32 = 0, kF16 = 1, kI32 = 2, kI64 = 3, kU8 = 4, kBool = 5, kI8 = 6, kI16 = 7,
-           kBF16 = 8;
+           kBF16 = 8, kF64 = 9;
 // kRaw: the accumulator as is; kDivide: / scale (mean); kSqrt (norm 2);
 // kLogShift: log(acc) + shift (logsumexp); kVar: / scale, NaN for zero
 // elements; kStd: sqrt of kVar.
@@ -53,6 +58,7 @@ layout(push_constant, std430) uniform Params {
   uint chunk_len;        // reduced elements per chunk (modes 0 to 2)
   uint out_chunk_stride;
   float scale;           // divisor of kDivide, kVar, kStd
+  float scale_lo;        // the divisor's rest: scale + scale_lo is it to 48 bits (f64)
   uint ranks;            // kept rank | reduced rank << 8
   uint kept_sizes[kMaxRank];
   int kept_in[kMaxRank];
@@ -67,7 +73,9 @@ const uint kNoIndex = 0xffffffffu;
 // -- Loads and stores ---------------------------------------------------------
 
 ACC_T load_in(int at) {
-#ifdef ACC_FLOAT
+#if defined(ACC_DOUBLE)
+  return Doubles(p.in_addr).v[at];
+#elif defined(ACC_FLOAT)
   if (kInType == kF16) return float(Halfs(p.in_addr).v[at]);
   if (kInType == kBF16) return uintBitsToFloat(uint(Shorts(p.in_addr).v[at]) << 16);
   return Floats(p.in_addr).v[at];
@@ -90,7 +98,10 @@ ACC_T load_in(int at) {
 
 void store_out(int at, ACC_T v) {
   switch (kOutType) {
-#ifdef ACC_FLOAT
+#if defined(ACC_DOUBLE)
+    case kF64: Doubles(p.out_addr).v[at] = v; break;
+    case kBool: Bytes(p.out_addr).v[at] = uint8_t(double_is_nonzero(v) ? 1 : 0); break;
+#elif defined(ACC_FLOAT)
     case kF32: Floats(p.out_addr).v[at] = v; break;
     case kF16: Shorts(p.out_addr).v[at] = uint16_t(f16_bits_of(v)); break;
     case kBF16: {  // the top half, rounded to nearest even (runtime/core/half.h)
@@ -113,7 +124,14 @@ void store_out(int at, ACC_T v) {
 
 // -- The op -------------------------------------------------------------------
 
-#ifdef ACC_FLOAT
+#if defined(ACC_DOUBLE)
+bool acc_is_nan(double v) { return double_is_nan(v); }
+bool acc_is_zero(double v) { return !double_is_nonzero(v); }  // NaN is non-zero
+#define ACC_LOWEST double_of_bits(0xfff0000000000000UL)
+#define ACC_HIGHEST double_of_bits(0x7ff0000000000000UL)
+#define ACC_ZERO 0.0LF
+#define ACC_ONE 1.0LF
+#elif defined(ACC_FLOAT)
 bool acc_is_nan(float v) { return is_nan(v); }
 bool acc_is_zero(float v) { return is_zero(v); }  // on the bits: NaN is non-zero
 #define ACC_LOWEST (-kInf)
@@ -148,11 +166,13 @@ ACC_T map_value(ACC_T x, ACC_T centre) {
     case kAny: return acc_is_zero(x) ? ACC_ZERO : ACC_ONE;
     case kAbsSum:
     case kAbsMax: return abs(x);
-#ifdef ACC_FLOAT
+#if defined(ACC_FLOAT) || defined(ACC_DOUBLE)
     case kSquaredDevSum: {
-      const float d = x - centre;
+      const ACC_T d = x - centre;
       return d * d;
     }
+#endif
+#ifdef ACC_FLOAT
     case kExpSum: return c_exp(x - centre);
 #endif
     default: return x;
@@ -223,7 +243,22 @@ int reduced_offset(uint r) {
 // -- Results ------------------------------------------------------------------
 
 ACC_T finish(ACC_T acc, ACC_T centre) {
-#ifdef ACC_FLOAT
+#if defined(ACC_DOUBLE)
+  const double scale = double(p.scale) + double(p.scale_lo);
+  switch (kFinal) {
+    case kDivide: return acc / scale;
+    case kSqrt: return double_sqrt(acc);
+    case kVar:
+    case kStd: {
+      double v;
+      if (p.numel_red == 0 || double_is_nan(acc)) v = double_of_bits(0x7ff8000000000000UL);
+      else if (scale == 0.0LF) v = acc > 0.0LF ? ACC_HIGHEST : double_of_bits(0x7ff8000000000000UL);
+      else v = acc / scale;
+      return kFinal == kStd ? double_sqrt(v) : v;
+    }
+    default: return acc;  // kLogShift is not asked of f64
+  }
+#elif defined(ACC_FLOAT)
   switch (kFinal) {
     case kDivide: return acc / p.scale;
     case kSqrt: return c_sqrt(acc);
@@ -258,6 +293,9 @@ void write_result(int out_at, ACC_T acc, uint index, ACC_T centre) {
 // deviations (none, 0, for norm 2); the max for exp sums, 0 when it is not
 // finite (nothing to shift; a NaN input makes the sum NaN by itself).
 ACC_T centre_of(uint o) {
+#ifdef ACC_DOUBLE
+  if (kOp == kSquaredDevSum && any(notEqual(p.aux_addr, uvec2(0)))) return Doubles(p.aux_addr).v[o];
+#endif
 #ifdef ACC_FLOAT
   if ((kOp == kSquaredDevSum || kOp == kExpSum || kFinal == kLogShift) &&
       any(notEqual(p.aux_addr, uvec2(0)))) {
@@ -439,8 +477,13 @@ void group_main() {
 // -- Mode 3: one subgroup per output ----------------------------------------
 
 #ifdef USE_SUBGROUPS
-#ifdef ACC_FLOAT
+#if defined(ACC_FLOAT)
 ACC_T shuffle_xor(ACC_T v, uint offset) { return subgroupShuffleXor(v, offset); }
+#elif defined(ACC_DOUBLE)
+// As two words, as int64 below.
+ACC_T shuffle_xor(ACC_T v, uint offset) {
+  return packDouble2x32(subgroupShuffleXor(unpackDouble2x32(v), offset));
+}
 #else
 // int64 as two words: 64-bit subgroup ops need an extension lavapipe lacks.
 ACC_T shuffle_xor(ACC_T v, uint offset) {

@@ -1,0 +1,222 @@
+// Double exp, expm1, log and log1p, and the functions built from them, for
+// the *_f64 shaders: GLSL has no double transcendental functions. Each
+// reduces its argument exactly (Cody-Waite with fdlibm's split of ln 2,
+// or the exponent taken from the bits) and sums a short series in double,
+// so results are within a few ulp of C's, with C's special values
+// (NaN in, NaN out; overflow to inf; subnormal results rounded once).
+// The steps whose rounding errors the algorithms rely on are `precise`:
+// without it a driver may fold (1 + x) - 1 into x or reassociate the
+// reduction (llvmpipe did both: log1p and exp lost half their digits).
+// Include after doubles.glsl.
+#ifndef TESSERA_DOUBLES_MATH_GLSL
+#define TESSERA_DOUBLES_MATH_GLSL
+
+const double kLn2Hi = 6.93147180369123816490e-01LF;  // 32 bits: k * kLn2Hi is exact for |k| < 2^11
+const double kLn2Lo = 1.90821492927058770002e-10LF;
+const double kLn2 = 6.93147180559945286227e-01LF;
+const double kInvLn2 = 1.44269504088896338700e+00LF;
+const double kInvLn10 = 4.34294481903251827651e-01LF;
+
+double double_infinity(bool negative) {
+  return double_of_bits(negative ? 0xfff0000000000000UL : 0x7ff0000000000000UL);
+}
+double double_quiet_nan() { return double_of_bits(0x7ff8000000000000UL); }
+
+// 2^k exactly, for k in [-1074, 1023] (subnormal powers included).
+double double_pow2(int k) {
+  if (k >= -1022) return double_of_bits(uint64_t(k + 1023) << 52);
+  return double_of_bits(1UL << uint(k + 1074));
+}
+
+// exp(r) - 1 for |r| <= ln2 / 2, by its Taylor series through r^14 (the
+// rest is below 2^-60 of the sum), nested so that no power is formed.
+double expm1_reduced(double r) {
+  double t = 1.0LF;
+  for (int n = 14; n >= 2; --n) t = 1.0LF + r * t / double(n);
+  return r * t;
+}
+
+double double_exp(double x) {
+  if (double_is_nan(x)) return x;
+  if (x > 709.782712893384LF) return double_infinity(false);
+  if (x < -745.1332191019412LF) return 0.0LF;  // below half the smallest subnormal
+  const double k = floor(x * kInvLn2 + 0.5LF);
+  precise double high = x - k * kLn2Hi;  // exact
+  precise double r = high - k * kLn2Lo;
+  const double e = 1.0LF + expm1_reduced(r);
+  const int ki = int(k);
+  if (ki > 1023) return e * 2.0LF * double_pow2(ki - 1);  // near the top: no overflow on the way
+  // Subnormal results: scale into the normal range first, so that the
+  // last product rounds once.
+  if (ki < -1022) return (e * double_pow2(ki + 54)) * double_pow2(-54);
+  return e * double_pow2(ki);
+}
+
+double double_expm1(double x) {
+  if (double_is_nan(x)) return x;
+  if (abs(x) <= 0.34657359027997264LF) return expm1_reduced(x);  // ln2 / 2
+  if (x < -40.0LF) return -1.0LF;  // exp(x) below half an ulp of 1
+  return double_exp(x) - 1.0LF;    // exp(x) - 1 loses at most a bit here
+}
+
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)), and log m = 2 atanh(s) for
+// s = f / (2 + f), f = m - 1; for finite x > 0.
+void log_parts(double x, out double e_out, out double log_m) {
+  uint64_t bits = bits_of_double(x);
+  int e = int(bits >> 52) - 1023;
+  if (e == -1023) {  // subnormal: normalize by 2^54
+    bits = bits_of_double(x * double_pow2(54));
+    e = int(bits >> 52) - 1023 - 54;
+  }
+  double m = double_of_bits((bits & 0xfffffffffffffUL) | 0x3ff0000000000000UL);
+  if (m > 1.4142135623730951LF) {
+    m *= 0.5LF;
+    ++e;
+  }
+  const double f = m - 1.0LF;  // exact
+  const double s = f / (2.0LF + f);
+  const double s2 = s * s;  // <= 0.0295: through s2^12 the rest is below 2^-60
+  double t = 1.0LF / 25.0LF;
+  for (int j = 11; j >= 0; --j) t = 1.0LF / double(2 * j + 1) + s2 * t;
+  e_out = double(e);
+  log_m = 2.0LF * s * t;
+}
+
+// The special values of log, log2 and log10 (C's); false for finite x > 0.
+bool log_special(double x, out double r) {
+  r = x;
+  if (double_is_nan(x)) return true;
+  if (!double_is_nonzero(x)) {  // ±0
+    r = double_infinity(true);
+    return true;
+  }
+  if (double_is_negative(x)) {
+    r = double_quiet_nan();
+    return true;
+  }
+  return double_is_inf(x);
+}
+
+double double_log(double x) {
+  double r, e, log_m;
+  if (log_special(x, r)) return r;
+  log_parts(x, e, log_m);
+  return e * kLn2Hi + (e * kLn2Lo + log_m);
+}
+
+// Exact for powers of 2 (log m is 0 there), as C's.
+double double_log2(double x) {
+  double r, e, log_m;
+  if (log_special(x, r)) return r;
+  log_parts(x, e, log_m);
+  return e + log_m * kInvLn2;
+}
+
+double double_log10(double x) {
+  double r, e, log_m;
+  if (log_special(x, r)) return r;
+  log_parts(x, e, log_m);
+  return (e * kLn2Hi + (e * kLn2Lo + log_m)) * kInvLn10;
+}
+
+// log(1 + x) through the rounded u = 1 + x, corrected by x / (u - 1)
+// (Goldberg): accurate where 1 + x alone would drop x's low bits.
+double double_log1p(double x) {
+  if (double_is_nan(x)) return x;
+  if (x == -1.0LF) return double_infinity(true);
+  if (x < -1.0LF) return double_quiet_nan();
+  if (double_is_inf(x)) return x;
+  precise double u = 1.0LF + x;
+  if (u == 1.0LF) return x;  // also keeps -0.0
+  precise double u_minus_1 = u - 1.0LF;
+  return double_log(u) * (x / u_minus_1);
+}
+
+double with_sign_of(double magnitude, double x) {
+  return double_is_negative(x) || bits_of_double(x) == 0x8000000000000000UL ? -magnitude
+                                                                              : magnitude;
+}
+
+// sinh and cosh as fdlibm forms them: through expm1 below 22, half of exp
+// above (in two halves near overflow, where exp(|x|) alone would be inf).
+double half_exp_large(double ax) {
+  if (ax < 709.0LF) return 0.5LF * double_exp(ax);
+  const double w = double_exp(0.5LF * ax);
+  return (0.5LF * w) * w;
+}
+
+double double_sinh(double x) {
+  if (double_is_nan(x) || !double_is_nonzero(x)) return x;
+  const double ax = abs(x);
+  if (ax < 22.0LF) {
+    const double t = double_expm1(ax);
+    return with_sign_of(0.5LF * (t + t / (t + 1.0LF)), x);
+  }
+  return with_sign_of(half_exp_large(ax), x);
+}
+
+double double_cosh(double x) {
+  if (double_is_nan(x)) return x;
+  const double ax = abs(x);
+  if (ax < 22.0LF) {
+    const double t = double_exp(ax);
+    return 0.5LF * t + 0.5LF / t;
+  }
+  return half_exp_large(ax);
+}
+
+double double_tanh(double x) {
+  if (double_is_nan(x) || !double_is_nonzero(x)) return x;
+  const double ax = abs(x);
+  double t;
+  if (ax > 22.0LF) {
+    t = 1.0LF;
+  } else if (ax >= 1.0LF) {
+    t = 1.0LF - 2.0LF / (double_expm1(2.0LF * ax) + 2.0LF);
+  } else {
+    const double e = double_expm1(-2.0LF * ax);
+    t = -e / (e + 2.0LF);
+  }
+  return with_sign_of(t, x);
+}
+
+double double_asinh(double x) {
+  if (double_is_nan(x) || double_is_inf(x) || !double_is_nonzero(x)) return x;
+  const double ax = abs(x);
+  double r;
+  if (ax > 268435456.0LF) {  // 2^28: x^2 + 1 is x^2
+    r = double_log(ax) + kLn2;
+  } else if (ax > 2.0LF) {
+    r = double_log(2.0LF * ax + 1.0LF / (sqrt(ax * ax + 1.0LF) + ax));
+  } else {
+    const double x2 = ax * ax;
+    r = double_log1p(ax + x2 / (1.0LF + sqrt(1.0LF + x2)));
+  }
+  return with_sign_of(r, x);
+}
+
+double double_acosh(double x) {
+  if (double_is_nan(x)) return x;
+  if (x < 1.0LF) return double_quiet_nan();
+  if (double_is_inf(x)) return x;
+  if (x > 268435456.0LF) return double_log(x) + kLn2;
+  if (x > 2.0LF) return double_log(2.0LF * x - 1.0LF / (x + sqrt(x * x - 1.0LF)));
+  const double t = x - 1.0LF;
+  return double_log1p(t + sqrt(2.0LF * t + t * t));
+}
+
+double double_atanh(double x) {
+  if (double_is_nan(x) || !double_is_nonzero(x)) return x;
+  const double ax = abs(x);
+  if (ax > 1.0LF) return double_quiet_nan();
+  if (ax == 1.0LF) return double_infinity(double_is_negative(x));
+  double r;
+  if (ax < 0.5LF) {
+    const double t = ax + ax;
+    r = 0.5LF * double_log1p(t + t * ax / (1.0LF - ax));
+  } else {
+    r = 0.5LF * double_log1p((ax + ax) / (1.0LF - ax));
+  }
+  return with_sign_of(r, x);
+}
+#endif  // TESSERA_DOUBLES_MATH_GLSL

@@ -1,0 +1,282 @@
+// f64 on the Vulkan device: where it has shaderFloat64 (lavapipe does),
+// conversions, elementwise ops and reductions run in the *_f64 shaders and
+// give the CPU device's results; where it has not (or with
+// TESSERA_VULKAN_SHADER_F64=0, as vulkan_device_staged_copies_test runs
+// this file), they stage through the host with the same results. The
+// conversions are compared exactly: the shaders round on the bits, so
+// ties, overflow and f32 subnormals must land where the CPU's casts put
+// them. The reductions are large enough to take every shape of
+// kernels/reduce.cc (split work groups, a subgroup per row, long columns).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "devices/vulkan/vulkan_device.h"
+#include "runtime/ops/dispatch.h"
+#include "runtime/ops/ops.h"
+#include "tests/devices/vulkan_testing.h"
+#include "tests/ops/reference.h"
+
+using namespace tessera;
+using namespace tessera::vulkan_testing;
+
+namespace {
+
+bool f64_shaders() { return vulkan::device_info(0).shader_f64; }
+
+// The ops f64 work goes through; each is native (count 0) with f64 shaders.
+int64_t f64_fallbacks() {
+  int64_t n = 0;
+  for (const char* op : {"copy", "binary", "unary", "pointwise_binary", "ternary", "reduce",
+                         "reduce_ext", "arg_reduce", "var_std"}) {
+    n += fallback_count(op);
+  }
+  return n;
+}
+
+// Equal values, NaN where NaN, and the sign of zeros.
+void check_same(const Tensor& got, const Tensor& want) {
+  const std::vector<double> g = testing::read_strided(got.to(host_device()));
+  const std::vector<double> w = testing::read_strided(want);
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
+    if (std::isnan(w[i])) {
+      CHECK(std::isnan(g[i]));
+    } else {
+      CHECK(g[i] == w[i]);
+      CHECK(std::signbit(g[i]) == std::signbit(w[i]));
+    }
+  }
+}
+
+void check_close(const Tensor& got, const Tensor& want, double rtol) {
+  const std::vector<double> g = testing::read_strided(got.to(host_device()));
+  const std::vector<double> w = testing::read_strided(want);
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
+    CHECK(std::fabs(g[i] - w[i]) <= rtol * (1.0 + std::fabs(w[i])));
+  }
+}
+
+// Within rtol of the CPU's value (a few ulp for rtol 1e-14; subnormal
+// results within an ulp of them), infinities and NaN exactly where the
+// CPU has them, and the sign of zeros.
+void check_ulps(const Tensor& got, const Tensor& want, double rtol) {
+  const std::vector<double> g = testing::read_strided(got.to(host_device()));
+  const std::vector<double> w = testing::read_strided(want);
+  REQUIRE(g.size() == w.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
+    if (std::isnan(w[i])) {
+      CHECK(std::isnan(g[i]));
+    } else if (std::isinf(w[i]) || w[i] == 0.0) {
+      CHECK(g[i] == w[i]);
+      CHECK(std::signbit(g[i]) == std::signbit(w[i]));
+    } else {
+      CHECK(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i]) + 5e-324);
+    }
+  }
+}
+
+Tensor host_f64(const std::vector<double>& values) {
+  return testing::make_tensor(values, {static_cast<int64_t>(values.size())}, DType::kF64);
+}
+
+}  // namespace
+
+TEST_CASE("vulkan: f64 conversions round as the CPU device's casts", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double flt_max = std::numeric_limits<float>::max();
+  const double flt_min = std::numeric_limits<float>::min();
+  const double sub_min = std::numeric_limits<float>::denorm_min();
+  reset_cpu_fallback_counts();
+  // To the floats: ties to even at f32's precision, the overflow boundary,
+  // f32 subnormals and their ties, f64 subnormals, signed zeros, NaN.
+  Tensor floats = host_f64({0.1, -2.5, 1234567.891, 3.0e10, 1.0 + std::ldexp(1.0, -24),
+                            1.0 + 3 * std::ldexp(1.0, -24), 1.0 + std::ldexp(1.0, -24) + std::ldexp(1.0, -50),
+                            flt_max, flt_max * (1 + std::ldexp(1.0, -25)),
+                            flt_max + std::ldexp(1.0, 103), 1e39, -1e39, 1e-40, -1e-40, sub_min,
+                            sub_min / 2, sub_min * 0.51, sub_min * 1.5, flt_min - sub_min / 2,
+                            flt_min, 1e-300, -1e-300, 5e-324, 0.0, -0.0, inf, -inf, nan, 65504.0,
+                            65520.0, 1e-8, 3.0e38});
+  Tensor on_device = floats.to(gpu());
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16, DType::kBool}) {
+    INFO(std::string(dtype_name(dtype)));
+    check_same(on_device.to(dtype), floats.to(dtype));
+  }
+  // To the integers: values in each one's range (truncation toward zero).
+  Tensor signed_small = host_f64({-100.7, -0.5, 0.9, 99.99, 1e-3, -0.0, 42.0});
+  for (DType dtype : {DType::kI8, DType::kI16, DType::kI32, DType::kI64}) {
+    INFO(std::string(dtype_name(dtype)));
+    check_same(signed_small.to(gpu()).to(dtype), signed_small.to(dtype));
+  }
+  Tensor unsigned_small = host_f64({0.5, 200.9, 255.0, 17.2});
+  check_same(unsigned_small.to(gpu()).to(DType::kU8), unsigned_small.to(DType::kU8));
+  Tensor wide = host_f64({std::ldexp(1.0, 53), -1e18, 4.5e18, -2147483648.0, 2147483647.9});
+  check_same(wide.to(gpu()).to(DType::kI64), wide.to(DType::kI64));
+  // From the integers: 2^53 + 1 and 2^63 - 1 round (to even), the extremes.
+  Tensor longs = testing::make_tensor({0, -12345, 1, -1}, {4}, DType::kI64);
+  const std::vector<int64_t> extremes = {(int64_t{1} << 53) + 1, std::numeric_limits<int64_t>::max(),
+                                         std::numeric_limits<int64_t>::min(),
+                                         (int64_t{1} << 62) + (int64_t{1} << 9) + 1};
+  Tensor exact_longs = empty({4}, DType::kI64);
+  for (int i = 0; i < 4; ++i) static_cast<int64_t*>(exact_longs.data_ptr())[i] = extremes[i];
+  for (const Tensor& t : {longs, exact_longs,
+                          testing::make_tensor({-2147483648.0, 2147483647.0, 7}, {3}, DType::kI32),
+                          testing::make_tensor({0, 255, 7}, {3}, DType::kU8),
+                          testing::make_tensor({-128, 127, 0}, {3}, DType::kI8),
+                          testing::make_tensor({1, 0, 1}, {3}, DType::kBool),
+                          floats.to(DType::kF32), floats.to(DType::kF16), floats.to(DType::kBF16)}) {
+    INFO("from " << dtype_name(t.dtype()));
+    check_same(t.to(gpu()).to(DType::kF64), t.to(DType::kF64));
+  }
+  // Strided both ways: a transposed f64 view into f32 and back.
+  Tensor grid = testing::make_tensor(testing::iota(12, -5.25), {3, 4}, DType::kF64);
+  check_same(grid.to(gpu()).t().to(DType::kF32), grid.t().to(DType::kF32));
+  check_same(grid.to(DType::kF32).to(gpu()).t().to(DType::kF64), grid.t());
+  if (f64_shaders()) CHECK(fallback_count("copy") == 0);
+  else CHECK(fallback_count("copy") > 0);
+}
+
+TEST_CASE("vulkan: f64 elementwise ops match the CPU device", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  reset_cpu_fallback_counts();
+  Tensor x = host_f64({0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-300, -7.0, 3.0, -3.0, 1e300,
+                       inf, -inf, nan, 0.1});
+  Tensor y = host_f64({1.0, -2.0, 0.25, 3.0, -1.5, 2.5, 0.0, 1e300, 7.0, nan, -3.0, 1e-300,
+                       1.0, inf, 2.0, 0.3});
+  Tensor xd = x.to(gpu()), yd = y.to(gpu());
+  check_same(add(xd, yd, 0.5), add(x, y, 0.5));
+  check_same(sub(xd, yd), sub(x, y));
+  check_same(mul(xd, yd), mul(x, y));
+  check_same(div(xd, yd), div(x, y));
+  check_same(neg(xd), neg(x));
+  check_same(abs(xd), abs(x));
+  check_same(sqrt(xd), sqrt(x));
+  check_same(reciprocal(xd), reciprocal(x));
+  check_same(round(xd), round(x));
+  check_same(floor(xd), floor(x));
+  check_same(ceil(xd), ceil(x));
+  check_same(trunc(xd), trunc(x));
+  check_same(relu(xd), relu(x));
+  check_same(clamp(xd, -1.0, 2.0), clamp(x, -1.0, 2.0));
+  check_same(isnan(xd), isnan(x));
+  check_same(isinf(xd), isinf(x));
+  check_same(maximum(xd, yd), maximum(x, y));
+  check_same(lt(xd, yd), lt(x, y));
+  check_same(ne(xd, yd), ne(x, y));
+  check_same(logical_and(xd, yd), logical_and(x, y));
+  check_same(where(gt(xd, yd), xd, yd), where(gt(x, y), x, y));
+  check_same(addcmul(xd, xd, yd, 0.5), addcmul(x, x, y, 0.5));
+  check_same(lerp(xd, yd, 0.75), lerp(x, y, 0.75));
+  // Broadcasting: a column against a row.
+  Tensor col = host_f64({1, 2, 3}).reshape({3, 1}), row = host_f64({0.1, 0.2}).reshape({1, 2});
+  check_same(div(col.to(gpu()), row.to(gpu())), div(col, row));
+  if (f64_shaders()) CHECK(f64_fallbacks() == 0);
+  else CHECK(f64_fallbacks() > 0);
+}
+
+TEST_CASE("vulkan: f64 reductions of every shape match the CPU device", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  Generator gen(7);
+  // One long vector (split over work groups, then combined), many moderate
+  // rows (a subgroup or work group per row), long columns (serial, split).
+  Tensor vector = randn({1 << 20}, TensorOptions(DType::kF64), &gen);
+  Tensor rows = randn({300, 5000}, TensorOptions(DType::kF64), &gen);
+  Tensor vd = vector.to(gpu()), rd = rows.to(gpu());
+  const double rtol = 1e-12;
+  check_close(sum(vd), sum(vector), rtol);
+  check_close(mean(vd), mean(vector), rtol);
+  check_close(sum(rd, {1}), sum(rows, {1}), rtol);
+  check_close(sum(rd, {0}), sum(rows, {0}), rtol);
+  check_close(mean(rd, {0}), mean(rows, {0}), rtol);
+  check_close(var(rd, {1}), var(rows, {1}), rtol);
+  check_close(tessera::std(vd, {}, 0.0), tessera::std(vector, {}, 0.0), rtol);
+  check_close(var(rd, {0}), var(rows, {0}), rtol);
+  check_same(amax(rd, {1}), amax(rows, {1}));
+  check_same(amin(vd), amin(vector));
+  check_same(argmax(rd, 1), argmax(rows, 1));
+  check_same(argmax(vd), argmax(vector));
+  check_same(argmin(rd, 0), argmin(rows, 0));
+  Tensor near_one = add(mul(rows, 1e-4), 1.0);
+  check_close(prod(near_one.to(gpu()), 1), prod(near_one, 1), rtol);
+  check_same(any(gt(rd, 4.0), {1}), any(gt(rows, 4.0), {1}));
+  check_close(norm(rd, 2.0, {1}), norm(rows, 2.0, {1}), rtol);
+  // NaN propagates through max and argmax, as on the CPU.
+  Tensor with_nan = host_f64({1.0, std::numeric_limits<double>::quiet_NaN(), 3.0});
+  check_same(amax(with_nan.to(gpu())), amax(with_nan));
+  check_same(argmax(with_nan.to(gpu())), argmax(with_nan));
+  if (f64_shaders()) CHECK(f64_fallbacks() == 0);
+  else CHECK(f64_fallbacks() > 0);
+}
+
+TEST_CASE("vulkan: f64 matrix products match the CPU device", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  Generator gen(11);
+  // Sizes that leave partial 64 x 64 tiles, a transposed operand, a batch
+  // and a bias.
+  Tensor a = randn({70, 90}, TensorOptions(DType::kF64), &gen);
+  Tensor b = randn({65, 90}, TensorOptions(DType::kF64), &gen);
+  Tensor bias = randn({65}, TensorOptions(DType::kF64), &gen);
+  Tensor batch_a = randn({3, 17, 33}, TensorOptions(DType::kF64), &gen);
+  Tensor batch_b = randn({3, 33, 9}, TensorOptions(DType::kF64), &gen);
+  const double rtol = 1e-12;
+  check_close(mm(a.to(gpu()), b.to(gpu()).t()), mm(a, b.t()), rtol);
+  check_close(bmm(batch_a.to(gpu()), batch_b.to(gpu())), bmm(batch_a, batch_b), rtol);
+  check_close(addmm(bias.to(gpu()), a.to(gpu()), b.to(gpu()).t()), addmm(bias, a, b.t()), rtol);
+  if (f64_shaders()) CHECK(fallback_count("bmm") == 0);
+  else CHECK(fallback_count("bmm") > 0);
+}
+
+TEST_CASE("vulkan: f64 exp, log and their kin are within a few ulp of the CPU's",
+          "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  reset_cpu_fallback_counts();
+  // The branch points of shaders/doubles_math.glsl: ln2/2 (expm1's series),
+  // 1, 2, 22, 2^28, exp's overflow and subnormal range, subnormal and
+  // power-of-2 logs, signed zeros, infinities, NaN.
+  std::vector<double> values = {0.0, -0.0, 1e-310, -1e-310, 1e-20, -1e-20, 1e-9, 0.1, -0.1,
+                                0.3465, 0.3466, -0.3466, 0.5, -0.5, 0.75, 0.999, 1.0, -1.0,
+                                1.5, 2.0, -2.0, 2.5, 8.0, 10.0, 21.9, 22.1, -22.1, 40.5, -41.0,
+                                100.0, 268435457.0, 1e300, 709.7, 709.79, 710.0, -708.5,
+                                -740.0, -745.0, -746.0, inf, -inf, nan};
+  for (int i = -30; i <= 30; ++i) values.push_back(i * 0.37 + 0.01);
+  Tensor x = host_f64(values);
+  Tensor xd = x.to(gpu());
+  const double rtol = 1e-14;
+  check_ulps(exp(xd), exp(x), rtol);
+  check_ulps(expm1(xd), expm1(x), rtol);
+  check_ulps(log(xd), log(x), rtol);
+  check_ulps(log1p(xd), log1p(x), rtol);
+  check_ulps(log2(xd), log2(x), rtol);
+  check_ulps(log10(xd), log10(x), rtol);
+  check_ulps(sigmoid(xd), sigmoid(x), rtol);
+  check_ulps(silu(xd), silu(x), rtol);
+  check_ulps(tanh(xd), tanh(x), rtol);
+  check_ulps(sinh(xd), sinh(x), rtol);
+  check_ulps(cosh(xd), cosh(x), rtol);
+  check_ulps(asinh(xd), asinh(x), rtol);
+  check_ulps(acosh(xd), acosh(x), rtol);
+  check_ulps(atanh(xd), atanh(x), rtol);
+  Tensor y = flip(x, {0});
+  check_ulps(logaddexp(xd, y.to(gpu())), logaddexp(x, y), rtol);
+  check_ulps(logaddexp2(xd, y.to(gpu())), logaddexp2(x, y), rtol);
+  // log2 of powers of 2 is exact, as C's.
+  Tensor powers = host_f64({0.125, 1.0, 2.0, 1024.0, std::ldexp(1.0, -1060)});
+  check_same(log2(powers.to(gpu())), log2(powers));
+  if (f64_shaders()) CHECK(f64_fallbacks() == 0);
+  else CHECK(f64_fallbacks() > 0);
+}
