@@ -7,6 +7,8 @@
 // ties, overflow and f32 subnormals must land where the CPU's casts put
 // them. The reductions are large enough to take every shape of
 // kernels/reduce.cc (split work groups, a subgroup per row, long columns).
+// softmax, layer_norm, rms_norm and batch_norm compose those kernels on
+// the device; they are held to the CPU device's f64 kernels too.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -31,7 +33,9 @@ bool f64_shaders() { return vulkan::device_info(0).shader_f64; }
 int64_t f64_fallbacks() {
   int64_t n = 0;
   for (const char* op : {"copy", "binary", "unary", "pointwise_binary", "ternary", "reduce",
-                         "reduce_ext", "arg_reduce", "var_std"}) {
+                         "reduce_ext", "arg_reduce", "var_std", "bmm", "softmax",
+                         "softmax_backward", "layer_norm", "layer_norm_backward", "batch_norm",
+                         "batch_norm_backward"}) {
     n += fallback_count(op);
   }
   return n;
@@ -178,6 +182,16 @@ TEST_CASE("vulkan: f64 elementwise ops match the CPU device", "[vulkan][kernels]
   check_same(where(gt(xd, yd), xd, yd), where(gt(x, y), x, y));
   check_same(addcmul(xd, xd, yd, 0.5), addcmul(x, x, y, 0.5));
   check_same(lerp(xd, yd, 0.75), lerp(x, y, 0.75));
+  // fmod is exact, and floor division and remainder follow from it.
+  Tensor dividend = host_f64({7.5, -7.5, 7.5, -7.5, 1e300, -1e300, 5e-324, 1e-310, 0.0, -0.0,
+                              3.0, 1e17, inf, nan, 2.0, 6.0});
+  Tensor divisor = host_f64({2.0, 2.0, -2.0, -2.0, 3.7, 1e-300, 3e-324, 7e-312, 5.0, 5.0,
+                             inf, -3.0, 2.0, 1.0, 0.0, -0.0});
+  Tensor dd = dividend.to(gpu()), dv = divisor.to(gpu());
+  check_same(fmod(dd, dv), fmod(dividend, divisor));
+  check_same(remainder(dd, dv), remainder(dividend, divisor));
+  check_same(floor_divide(dd, dv), floor_divide(dividend, divisor));
+  check_same(div(dd, dv, "trunc"), div(dividend, divisor, "trunc"));
   // Broadcasting: a column against a row.
   Tensor col = host_f64({1, 2, 3}).reshape({3, 1}), row = host_f64({0.1, 0.2}).reshape({1, 2});
   check_same(div(col.to(gpu()), row.to(gpu())), div(col, row));
@@ -212,6 +226,8 @@ TEST_CASE("vulkan: f64 reductions of every shape match the CPU device", "[vulkan
   check_close(prod(near_one.to(gpu()), 1), prod(near_one, 1), rtol);
   check_same(any(gt(rd, 4.0), {1}), any(gt(rows, 4.0), {1}));
   check_close(norm(rd, 2.0, {1}), norm(rows, 2.0, {1}), rtol);
+  check_close(logsumexp(rd, {1}), logsumexp(rows, {1}), rtol);
+  check_close(logsumexp(vd, {0}), logsumexp(vector, {0}), rtol);
   // NaN propagates through max and argmax, as on the CPU.
   Tensor with_nan = host_f64({1.0, std::numeric_limits<double>::quiet_NaN(), 3.0});
   check_same(amax(with_nan.to(gpu())), amax(with_nan));
@@ -277,6 +293,71 @@ TEST_CASE("vulkan: f64 exp, log and their kin are within a few ulp of the CPU's"
   // log2 of powers of 2 is exact, as C's.
   Tensor powers = host_f64({0.125, 1.0, 2.0, 1024.0, std::ldexp(1.0, -1060)});
   check_same(log2(powers.to(gpu())), log2(powers));
+  if (f64_shaders()) CHECK(f64_fallbacks() == 0);
+  else CHECK(f64_fallbacks() > 0);
+}
+
+TEST_CASE("vulkan: f64 softmax and the norm layers match the CPU device", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  Generator gen(5);
+  const double rtol = 1e-12;
+  const TensorOptions f64(DType::kF64);
+  Tensor x = mul(randn({6, 7, 33}, f64, &gen), 4.0);
+  Tensor g = randn({6, 7, 33}, f64, &gen);
+  Tensor xd = x.to(gpu()), gd = g.to(gpu());
+  // softmax and log_softmax along the last and a middle dim, and their backward.
+  for (int64_t dim : {2, 1}) {
+    INFO("dim " << dim);
+    const Tensor y = softmax(x, dim), ly = log_softmax(x, dim);
+    check_close(softmax(xd, dim), y, rtol);
+    check_close(log_softmax(xd, dim), ly, rtol);
+    check_close(_softmax_backward_data(gd, y.to(gpu()), dim), _softmax_backward_data(g, y, dim),
+                rtol);
+    check_close(_log_softmax_backward_data(gd, ly.to(gpu()), dim),
+                _log_softmax_backward_data(g, ly, dim), rtol);
+  }
+  // layer_norm and rms_norm over the last dim, forward and backward.
+  Tensor w = randn({33}, f64, &gen), b = randn({33}, f64, &gen);
+  auto [y, mean_, rstd] = native_layer_norm(x, {33}, w, b, 1e-5);
+  auto [yd, mean_d, rstd_d] = native_layer_norm(xd, {33}, w.to(gpu()), b.to(gpu()), 1e-5);
+  check_close(yd, y, rtol);
+  check_close(mean_d, mean_, rtol);
+  check_close(rstd_d, rstd, rtol);
+  auto [gi, gw, gb] = native_layer_norm_backward(g, x, {33}, mean_, rstd, w, b);
+  auto [gid, gwd, gbd] =
+      native_layer_norm_backward(gd, xd, {33}, mean_d, rstd_d, w.to(gpu()), b.to(gpu()));
+  check_close(gid, gi, rtol);
+  check_close(gwd, gw, rtol);
+  check_close(gbd, gb, rtol);
+  auto [ry, rr] = rms_norm_forward(x, {33}, w);
+  auto [ryd, rrd] = rms_norm_forward(xd, {33}, w.to(gpu()));
+  check_close(ryd, ry, rtol);
+  auto [rgi, rgw] = rms_norm_backward(g, x, {33}, rr, w);
+  auto [rgid, rgwd] = rms_norm_backward(gd, xd, {33}, rrd, w.to(gpu()));
+  check_close(rgid, rgi, rtol);
+  check_close(rgwd, rgw, rtol);
+  // batch_norm over the 7 channels, training (running stats in f32, as
+  // mixed-precision models keep them) and eval, forward and backward.
+  Tensor cw = randn({7}, f64, &gen), cb = randn({7}, f64, &gen);
+  for (bool training : {true, false}) {
+    INFO("training " << training);
+    Tensor rm = randn({7}, TensorOptions(DType::kF32), &gen);
+    Tensor rv = add(rand({7}, TensorOptions(DType::kF32), &gen), 0.5);
+    Tensor rm_d = rm.to(gpu()), rv_d = rv.to(gpu());
+    auto [by, bm, bi] = batch_norm(x, cw, cb, rm, rv, training, 0.1, 1e-5);
+    auto [byd, bmd, bid] =
+        batch_norm(xd, cw.to(gpu()), cb.to(gpu()), rm_d, rv_d, training, 0.1, 1e-5);
+    check_close(byd, by, rtol);
+    check_same(rm_d, rm);
+    check_same(rv_d, rv);
+    auto [bgi, bgw, bgb] = batch_norm_backward(g, x, cw, rm, rv, bm, bi, training, 1e-5);
+    auto [bgid, bgwd, bgbd] =
+        batch_norm_backward(gd, xd, cw.to(gpu()), rm_d, rv_d, bmd, bid, training, 1e-5);
+    check_close(bgid, bgi, rtol);
+    check_close(bgwd, bgw, rtol);
+    check_close(bgbd, bgb, rtol);
+  }
   if (f64_shaders()) CHECK(f64_fallbacks() == 0);
   else CHECK(f64_fallbacks() > 0);
 }

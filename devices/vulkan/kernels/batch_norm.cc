@@ -5,8 +5,12 @@
 // save_invstd, the running stats, grad_weight / grad_bias and each
 // channel's coefficients), then the elementwise pass in
 // shaders/batch_norm_apply.comp. Per-channel vectors go to the shaders as
-// f32 (others converted, and converted back for outputs). Other dtypes
-// (f64, or f64 parameters), empty inputs, 2^31 elements or more,
+// f32 (others converted, and converted back for outputs). f64 x on devices
+// with shaderFloat64 is composed of the device's f64 kernels (the
+// composed_f64 functions; per-channel vectors of other floating dtypes are
+// read as f64 and rounded once when written, as the CPU kernel's doubles).
+// Other dtypes (f64 parameters of a narrower x), empty inputs, 2^31
+// elements or more,
 // channels beyond lavapipe's loop bound (about 7M values each;
 // rows_common.h) and devices without 8/16-bit storage stage through the
 // host.
@@ -15,6 +19,7 @@
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/rows_common.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
 
 namespace tessera::vulkan {
 namespace {
@@ -100,10 +105,120 @@ class F32InOut {
   Tensor f32_;
 };
 
+// Whether an f64 call composes on this device: x f64 and not empty, the
+// given per-channel tensors floating.
+bool composes_f64(const KernelContext& ctx, const Tensor& x,
+                  std::initializer_list<const Tensor*> per_channel) {
+  if (x.dtype() != DType::kF64 || x.numel() == 0 || x.dim() < 2 ||
+      !vulkan_context_of(ctx).has_f64_shaders()) {
+    return false;
+  }
+  for (const Tensor* t : per_channel) {
+    if (t->defined() && !is_floating(t->dtype())) return false;
+  }
+  return true;
+}
+
+// The dims a channel's statistics reduce over (all but 1), and a channel
+// vector's shape broadcast against x ([1, C, 1, ...]).
+Shape reduced_dims(const Tensor& x) {
+  Shape dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+Shape channel_shape(const Tensor& x) {
+  Shape shape(static_cast<size_t>(x.dim()), 1);
+  shape[1] = x.sizes()[1];
+  return shape;
+}
+
+// A channel vector as f64 [1, C, 1, ...], or `fill` where it is undefined.
+Tensor channel_or(const Tensor& t, const Tensor& x, double fill) {
+  if (t.defined()) return t.to(DType::kF64).reshape(channel_shape(x));
+  return full(channel_shape(x), fill, TensorOptions(DType::kF64, x.device()));
+}
+
+// f64 batch_norm in the CPU kernel's math, from the device's f64 kernels:
+// training takes each channel's mean and biased variance (the running
+// variance the unbiased one, with momentum), eval the running statistics;
+// y = x * scale + shift with scale = invstd * weight, shift = bias - mean
+// * scale.
+void batch_norm_composed_f64(Tensor& out, Tensor& save_mean, Tensor& save_invstd,
+                             Tensor& running_mean, Tensor& running_var, const Tensor& x,
+                             const Tensor& weight, const Tensor& bias, bool training,
+                             double momentum, double eps) {
+  const Shape dims = reduced_dims(x);
+  Tensor mean_c, invstd_c;
+  if (training) {
+    const double count = static_cast<double>(x.numel() / x.sizes()[1]);
+    mean_c = tessera::mean(x, dims, /*keepdim=*/true);
+    const Tensor centred = sub(x, mean_c);
+    const Tensor var_c = tessera::mean(mul(centred, centred), dims, /*keepdim=*/true);
+    invstd_c = rsqrt(add(var_c, eps));
+    if (save_mean.defined()) save_mean.copy_(mean_c.reshape(save_mean.sizes()));
+    if (save_invstd.defined()) save_invstd.copy_(invstd_c.reshape(save_invstd.sizes()));
+    if (running_mean.defined()) {  // in f64, rounded once into the running tensors
+      const Tensor unbiased = mul(var_c, count / (count - 1.0));
+      running_mean.copy_(add(mul(running_mean.to(DType::kF64), 1.0 - momentum),
+                             mul(mean_c.reshape(running_mean.sizes()), momentum)));
+      if (running_var.defined()) {
+        running_var.copy_(add(mul(running_var.to(DType::kF64), 1.0 - momentum),
+                              mul(unbiased.reshape(running_var.sizes()), momentum)));
+      }
+    }
+  } else {
+    mean_c = channel_or(running_mean, x, 0.0);
+    invstd_c = rsqrt(add(channel_or(running_var, x, 1.0), eps));
+  }
+  const Tensor scale = mul(invstd_c, channel_or(weight, x, 1.0));
+  const Tensor shift = sub(channel_or(bias, x, 0.0), mul(mean_c, scale));
+  out.copy_(add(mul(x, scale), shift));
+}
+
+// Its backward: with xh = (x - mean) * invstd, k = weight * invstd,
+// grad_input = k (g - mean(g) - xh mean(g xh)) in training, k g in eval;
+// grad_weight = the channel sums of g xh, grad_bias those of g.
+void batch_norm_backward_composed_f64(Tensor& grad_input, Tensor& grad_weight,
+                                      Tensor& grad_bias, const Tensor& grad_out, const Tensor& x,
+                                      const Tensor& weight, const Tensor& running_mean,
+                                      const Tensor& running_var, const Tensor& save_mean,
+                                      const Tensor& save_invstd, bool training, double eps) {
+  const Shape dims = reduced_dims(x);
+  Tensor mean_c, invstd_c;
+  if (training) {
+    mean_c = channel_or(save_mean, x, 0.0);
+    invstd_c = channel_or(save_invstd, x, 1.0);
+  } else {
+    mean_c = channel_or(running_mean, x, 0.0);
+    invstd_c = rsqrt(add(channel_or(running_var, x, 1.0), eps));
+  }
+  const Tensor xh = mul(sub(x, mean_c), invstd_c);
+  const Tensor sum_g = sum(grad_out, dims, /*keepdim=*/true);
+  const Tensor sum_gxh = sum(mul(grad_out, xh), dims, /*keepdim=*/true);
+  if (grad_input.defined() && grad_input.numel() > 0) {
+    const Tensor k = mul(channel_or(weight, x, 1.0), invstd_c);
+    if (training) {
+      const double count = static_cast<double>(x.numel() / x.sizes()[1]);
+      const Tensor inner = sub(sub(grad_out, div(sum_g, count)), mul(xh, div(sum_gxh, count)));
+      grad_input.copy_(mul(k, inner));
+    } else {
+      grad_input.copy_(mul(k, grad_out));
+    }
+  }
+  if (grad_weight.defined()) grad_weight.copy_(sum_gxh.reshape(grad_weight.sizes()));
+  if (grad_bias.defined()) grad_bias.copy_(sum_g.reshape(grad_bias.sizes()));
+}
+
 void batch_norm_kernel(const KernelContext& ctx, Tensor& out, Tensor& save_mean,
                        Tensor& save_invstd, Tensor& running_mean, Tensor& running_var,
                        const Tensor& x, const Tensor& weight, const Tensor& bias, bool training,
                        double momentum, double eps) {
+  if (out.dtype() == DType::kF64 &&
+      composes_f64(ctx, x, {&weight, &bias, &running_mean, &running_var})) {
+    batch_norm_composed_f64(out, save_mean, save_invstd, running_mean, running_var, x, weight,
+                            bias, training, momentum, eps);
+    return;
+  }
   const bool native =
       native_x(ctx, x) && out.dtype() == x.dtype() &&
       [&] {
@@ -178,6 +293,13 @@ void batch_norm_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                                 const Tensor& running_mean, const Tensor& running_var,
                                 const Tensor& save_mean, const Tensor& save_invstd,
                                 bool training, double eps) {
+  if (grad_out.dtype() == DType::kF64 && (!grad_input.defined() || grad_input.dtype() == DType::kF64) &&
+      composes_f64(ctx, x, {&weight, &running_mean, &running_var, &save_mean, &save_invstd})) {
+    batch_norm_backward_composed_f64(grad_input, grad_weight, grad_bias, grad_out, x, weight,
+                                     running_mean, running_var, save_mean, save_invstd, training,
+                                     eps);
+    return;
+  }
   const bool native =
       native_x(ctx, x) && grad_out.dtype() == x.dtype() &&
       (!grad_input.defined() || grad_input.dtype() == x.dtype()) && [&] {

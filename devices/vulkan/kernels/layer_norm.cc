@@ -4,11 +4,12 @@
 // shaders/layer_norm.glsl, a subgroup or work group per row
 // (rows_common.h); grad_weight / grad_bias are column sums in
 // shaders/layer_norm_columns.comp, an invocation per column (and chunk of
-// rows, combined by a second pass in a fixed order). Other dtypes (
-// f64), statistics or parameters in another dtype than the front end
-// gives, 2^31 elements or more, rows or columns beyond lavapipe's loop
-// bound (rows_common.h) and devices without 8/16-bit storage stage through
-// the host.
+// rows, combined by a second pass in a fixed order). f64 on devices with
+// shaderFloat64 is composed of the device's f64 kernels (the composed_f64
+// functions). Other dtypes, statistics or parameters in another dtype than
+// the front end gives, 2^31 elements or more, rows or columns beyond
+// lavapipe's loop bound (rows_common.h) and devices without 8/16-bit
+// storage stage through the host.
 #include <algorithm>
 
 #include "devices/vulkan/kernels/host_staging.h"
@@ -16,6 +17,7 @@
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/rows_common.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
 
 namespace tessera::vulkan {
 namespace {
@@ -102,10 +104,76 @@ bool native(const KernelContext& ctx, const Tensor& x, const Tensor& mean, const
 
 Tensor contiguous_or_undefined(const Tensor& t) { return t.defined() ? t.contiguous() : t; }
 
+// Whether an f64 call composes on this device: every tensor given is f64.
+bool composes_f64(const KernelContext& ctx, std::initializer_list<const Tensor*> tensors) {
+  if (!vulkan_context_of(ctx).has_f64_shaders()) return false;
+  for (const Tensor* t : tensors) {
+    if (t->defined() && t->dtype() != DType::kF64) return false;
+  }
+  return true;
+}
+
+// f64 layer_norm / rms_norm on x viewed as [M, N], from the device's f64
+// kernels (reduce_f64acc, binary_f64, unary_f64) in the CPU kernel's math:
+// mean and the biased variance per row (rms: the mean square), rstd =
+// 1 / sqrt(var + eps), y = (x - mean) * rstd * weight + bias. A pass per
+// step where the f32 shader makes one, but on the device.
+void layer_norm_composed_f64(bool rms, Tensor& out, Tensor& mean_out, Tensor& rstd_out,
+                             const Tensor& x, const Tensor& weight, const Tensor& bias,
+                             int64_t n, double eps) {
+  const int64_t m = x.numel() / n;
+  const Tensor rows = x.contiguous().reshape({m, n});
+  const Shape along{1};
+  Tensor centred = rows, row_mean;
+  if (!rms) {
+    row_mean = tessera::mean(rows, along, /*keepdim=*/true);
+    centred = sub(rows, row_mean);
+  }
+  // The biased variance as the mean square of the centred rows (rms: of x).
+  const Tensor rstd = rsqrt(add(tessera::mean(mul(centred, centred), along, true), eps));
+  Tensor y = mul(centred, rstd);
+  if (weight.defined()) y = mul(y, weight.reshape({1, n}));
+  if (!rms && bias.defined()) y = add(y, bias.reshape({1, n}));
+  out.copy_(y.reshape(out.sizes()));
+  if (mean_out.defined() && row_mean.defined()) mean_out.copy_(row_mean.reshape(mean_out.sizes()));
+  if (rstd_out.defined()) rstd_out.copy_(rstd.reshape(rstd_out.sizes()));
+}
+
+// The backward of layer_norm_composed_f64: with xhat = (x - mean) * rstd
+// (rms: x * rstd) and gw = grad * weight, grad_input = rstd * (gw -
+// mean(gw) - xhat * mean(gw * xhat)) (rms: without mean(gw)), grad_weight
+// = the column sums of grad * xhat, grad_bias those of grad.
+void layer_norm_backward_composed_f64(bool rms, Tensor& grad_input, Tensor& grad_weight,
+                                      Tensor& grad_bias, const Tensor& grad_out, const Tensor& x,
+                                      const Tensor& mean_in, const Tensor& rstd_in,
+                                      const Tensor& weight, int64_t n) {
+  const int64_t m = x.numel() / n;
+  const Tensor rows = x.contiguous().reshape({m, n});
+  const Tensor g = grad_out.contiguous().reshape({m, n});
+  const Tensor rstd = rstd_in.contiguous().reshape({m, 1});
+  const Tensor centred = rms ? rows : sub(rows, mean_in.contiguous().reshape({m, 1}));
+  const Tensor xhat = mul(centred, rstd);
+  if (grad_input.defined()) {
+    const Shape along{1};
+    const Tensor gw = weight.defined() ? mul(g, weight.reshape({1, n})) : g;
+    Tensor inner = sub(gw, mul(xhat, tessera::mean(mul(gw, xhat), along, /*keepdim=*/true)));
+    if (!rms) inner = sub(inner, tessera::mean(gw, along, /*keepdim=*/true));
+    grad_input.copy_(mul(inner, rstd).reshape(grad_input.sizes()));
+  }
+  const Shape down{0};
+  if (grad_weight.defined()) grad_weight.copy_(sum(mul(g, xhat), down).reshape(grad_weight.sizes()));
+  if (grad_bias.defined()) grad_bias.copy_(sum(g, down).reshape(grad_bias.sizes()));
+}
+
 void layer_norm_kernel(const KernelContext& ctx, bool rms, Tensor& out, Tensor& mean,
                        Tensor& rstd, const Tensor& x, const Tensor& weight, const Tensor& bias,
                        int64_t norm_dims, double eps) {
   const int64_t n = norm_size(x, norm_dims);
+  if (x.numel() > 0 && n > 0 && out.dtype() == x.dtype() &&
+      composes_f64(ctx, {&x, &mean, &rstd, &weight, &bias})) {
+    layer_norm_composed_f64(rms, out, mean, rstd, x, weight, bias, n, eps);
+    return;
+  }
   if (!native(ctx, x, mean, rstd, weight, bias, n) || out.dtype() != x.dtype() ||
       (!rms && !mean.defined())) {
     run_on_host<kernels::LayerNorm>(ctx, rms, out, mean, rstd, x, weight, bias, norm_dims, eps);
@@ -150,6 +218,12 @@ void layer_norm_backward_kernel(const KernelContext& ctx, bool rms, Tensor& grad
                           undefined_or(grad_bias, x.dtype()) && grad_out.dtype() == x.dtype();
   const int64_t m = n > 0 ? x.numel() / n : 0;
   const rows::RowTeams teams = rows::row_teams(ctx, "layer_norm", m, n, 2, 1);
+  if (m > 0 && outputs_ok && (rms || mean.defined()) &&
+      composes_f64(ctx, {&x, &mean, &rstd, &weight})) {
+    layer_norm_backward_composed_f64(rms, grad_input, grad_weight, grad_bias, grad_out, x, mean,
+                                     rstd, weight, n);
+    return;
+  }
   const ColumnPlan columns = column_plan(ctx, m, n);
   const bool want_columns = grad_weight.defined() || grad_bias.defined();
   const bool fits_loops = (!grad_input.defined() || teams.fits) && (!want_columns || columns.fits);

@@ -3,8 +3,8 @@
 // and var_std, in shaders/reduce_common.glsl: f32, f16 and bf16 input
 // accumulate in f32 (reduce_f32acc), integer and bool input in wrapping
 // int64 (reduce_i64acc, needs shaderInt64), f64 input into f64 (or bool)
-// in double (reduce_f64acc, needs shaderFloat64; not logsumexp, which needs
-// a double exp); the _sg variants add subgroup ops. Native for any strides.
+// in double (reduce_f64acc, needs shaderFloat64); the _sg variants add
+// subgroup ops. Native for any strides.
 // Staged through the host: f64 on devices without shaderFloat64, and into
 // or from other dtypes, integer input with a floating output (sum with a dtype) and the reverse,
 // devices without 8/16/64-bit shader types, and layouts with more than 3
@@ -447,8 +447,7 @@ void reduce_ext_kernel(const KernelContext& ctx, ReduceExtOp op, Tensor& out, co
   const bool all_any = op == ReduceExtOp::kAll || op == ReduceExtOp::kAny;
   // A bool output only for all / any, or max / min / prod of bool.
   const bool types_ok =
-      acc && (!floating_only || *acc == Acc::kF32 ||
-              (*acc == Acc::kF64 && op != ReduceExtOp::kLogSumExp)) &&
+      acc && (!floating_only || *acc != Acc::kI64) &&
       (!bool_out || all_any || in.dtype() == DType::kBool) &&
       (*acc == Acc::kI64 || !all_any || out.dtype() == DType::kBool);
   if (!types_ok || !fits(l)) {
@@ -487,7 +486,7 @@ void reduce_ext_kernel(const KernelContext& ctx, ReduceExtOp op, Tensor& out, co
   pass.final_step = final_step;
   Tensor centre;
   if (op == ReduceExtOp::kLogSumExp) {  // the max of each output first
-    centre = empty({l.numel_out}, TensorOptions(DType::kF32, ctx.device));
+    centre = empty({l.numel_out}, TensorOptions(accumulator_dtype(*acc), ctx.device));
     run_pass(ctx, into_temporary(make_pass(*acc, ShaderOp::kMax, l, in), centre));
     pass.aux = centre.data_ptr();
   }

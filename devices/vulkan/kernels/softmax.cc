@@ -4,14 +4,16 @@
 // (rows_common.h); along another dim of the [outer, n, inner] view:
 // shaders/softmax_columns.comp, an invocation per line (lines too long for
 // lavapipe's loop bound are moved innermost by a copy and run as rows).
-// Other dtypes (f64), tensors of 2^31 elements or more, rows beyond
-// the loop bound (about 5M elements) and devices without 8/16-bit storage
-// stage through the host.
+// f64, on devices with shaderFloat64, is composed of the device's f64
+// kernels (composed_f64). Other dtypes, tensors of 2^31 elements or more,
+// rows beyond the loop bound (about 5M elements) and devices without
+// 8/16-bit storage stage through the host.
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
 #include "devices/vulkan/kernels/launch.h"
 #include "devices/vulkan/kernels/rows_common.h"
 #include "runtime/ops/kernel_signatures.h"
+#include "runtime/ops/ops.h"
 
 namespace tessera::vulkan {
 namespace {
@@ -110,9 +112,41 @@ bool launch_softmax(const KernelContext& ctx, SoftmaxMode mode, Tensor& out, con
   return true;
 }
 
+// f64 as the CPU kernel computes it, from the device's f64 kernels
+// (reduce_f64acc, unary_f64, binary_f64): the row max, exp(x - max), its
+// sum, and the quotient or the log shift; the backward's row sums likewise.
+// A pass per step where the f32 shader makes one or two, but on the device
+// (staging would copy every tensor to the host and back). False where the
+// device has no f64 shaders.
+bool composed_f64(const KernelContext& ctx, SoftmaxMode mode, Tensor& out, const Tensor& a,
+                  const Tensor& b, int64_t dim) {
+  if (a.dtype() != DType::kF64 || !vulkan_context_of(ctx).has_f64_shaders()) return false;
+  if (b.defined() && b.dtype() != DType::kF64) return false;
+  const Shape dims{dim};
+  switch (mode) {
+    case SoftmaxMode::kSoftmax:
+    case SoftmaxMode::kLogSoftmax: {
+      const Tensor shifted = sub(a, amax(a, dims, /*keepdim=*/true));
+      const Tensor e = exp(shifted);
+      const Tensor s = sum(e, dims, /*keepdim=*/true);
+      out.copy_(mode == SoftmaxMode::kSoftmax ? div(e, s) : sub(shifted, log(s)));
+      return true;
+    }
+    case SoftmaxMode::kSoftmaxBackward:  // a: grad_out, b: the forward's output
+      out.copy_(mul(b, sub(a, sum(mul(a, b), dims, /*keepdim=*/true))));
+      return true;
+    case SoftmaxMode::kLogSoftmaxBackward:
+      out.copy_(sub(a, mul(exp(b), sum(a, dims, /*keepdim=*/true))));
+      return true;
+  }
+  return false;
+}
+
 void softmax_kernel(const KernelContext& ctx, bool log, Tensor& out, const Tensor& in,
                     int64_t dim) {
   if (out.numel() == 0) return;
+  const SoftmaxMode forward = log ? SoftmaxMode::kLogSoftmax : SoftmaxMode::kSoftmax;
+  if (composed_f64(ctx, forward, out, in, Tensor(), dim)) return;
   if (!native(ctx, in) ||
       !launch_softmax(ctx, log ? SoftmaxMode::kLogSoftmax : SoftmaxMode::kSoftmax, out, in,
                       Tensor(), dim)) {
@@ -124,6 +158,7 @@ void softmax_backward_kernel(const KernelContext& ctx, bool log, Tensor& grad_in
                              const Tensor& grad_out, const Tensor& output, int64_t dim) {
   if (grad_in.numel() == 0) return;
   const SoftmaxMode mode = log ? SoftmaxMode::kLogSoftmaxBackward : SoftmaxMode::kSoftmaxBackward;
+  if (composed_f64(ctx, mode, grad_in, grad_out, output, dim)) return;
   if (!native(ctx, output) || !launch_softmax(ctx, mode, grad_in, grad_out, output, dim)) {
     run_on_host<kernels::SoftmaxBackward>(ctx, log, grad_in, grad_out, output, dim);
   }

@@ -132,6 +132,45 @@ double double_log1p(double x) {
   return double_log(u) * (x / u_minus_1);
 }
 
+// The binary exponent of finite x > 0 (x in [2^e, 2^(e+1))), subnormals
+// included.
+int double_exponent(double x) {
+  const uint64_t bits = bits_of_double(x);
+  const int biased = int(bits >> 52);
+  if (biased != 0) return biased - 1023;
+  const uint hi = uint(bits >> 32) & 0xfffffu, lo = uint(bits);
+  return -1074 + (hi != 0u ? 32 + findMSB(hi) : findMSB(lo));
+}
+
+// x * 2^k exactly, for results that are finite and not below x's grid.
+double double_scaled(double x, int k) {
+  while (k > 1023) {
+    x *= double_pow2(1023);
+    k -= 1023;
+  }
+  return x * double_pow2(k);
+}
+
+// C's fmod, exact: |a| reduced by |b| 2^k (k falling) until below |b|;
+// each subtraction is exact (the subtrahend is within a factor 2 of the
+// rest), so the result is the exact remainder with a's sign.
+double double_fmod(double a, double b) {
+  if (double_is_nan(a) || double_is_nan(b) || double_is_inf(a) || !double_is_nonzero(b)) {
+    return double_quiet_nan();
+  }
+  const double m = abs(b);
+  precise double r = abs(a);
+  if (double_is_inf(b) || r < m) return a;
+  const int em = double_exponent(m);
+  while (r >= m) {
+    const int er = double_exponent(r);
+    double t = double_scaled(m, er - em);
+    if (t > r) t = double_scaled(m, er - em - 1);
+    r = r - t;
+  }
+  return double_is_negative(a) || bits_of_double(a) == 0x8000000000000000UL ? -r : r;
+}
+
 double with_sign_of(double magnitude, double x) {
   return double_is_negative(x) || bits_of_double(x) == 0x8000000000000000UL ? -magnitude
                                                                               : magnitude;

@@ -2,8 +2,9 @@
 // pointwise.comp for f64 (kernels/pointwise_binary.cc): the ops built from
 // double arithmetic and doubles_math.glsl's exp and log, computed in double
 // as the CPU kernel does: comparisons and logical ops (into bool),
-// NaN-propagating maximum and minimum, logaddexp(2), and the threshold,
-// sigmoid, tanh, silu, hardswish and hardsigmoid gradients. a and b
+// NaN-propagating maximum and minimum, logaddexp(2), C's fmod (exact),
+// Python's remainder and floor division and truncated division, and the
+// threshold, sigmoid, tanh, silu, hardswish and hardsigmoid gradients. a and b
 // broadcast through stride-0 dims. Needs shaderFloat64.
 #include "buffers.glsl"
 #include "doubles.glsl"
@@ -42,6 +43,30 @@ double logaddexp_double(double a, double b, bool base2) {
   return m + double_log1p(double_exp(d * kLn2)) * kInvLn2;
 }
 
+// Python's floor division from fmod, so that it agrees with remainder
+// (a == q * b + r), as the CPU kernel forms it.
+double floor_divide_double(double a, double b) {
+  if (!double_is_nonzero(b)) return a / b;
+  const double mod = double_fmod(a, b);
+  if (double_is_nan(mod)) return mod;  // NaN or infinite a, NaN b
+  precise double div = (a - mod) / b;
+  if (double_is_nonzero(mod) && (double_is_negative(b) != double_is_negative(mod))) div = div - 1.0LF;
+  if (!double_is_nonzero(div)) {  // a zero with the quotient's sign
+    const uint64_t sign = (bits_of_double(a) ^ bits_of_double(b)) & 0x8000000000000000UL;
+    return double_of_bits(sign);
+  }
+  precise double q = floor(div);
+  precise double rest = div - q;
+  if (rest > 0.5LF) q = q + 1.0LF;  // (a - mod) / b may land just below an integer
+  return q;
+}
+
+double remainder_double(double a, double b) {
+  precise double m = double_fmod(a, b);
+  if (double_is_nonzero(m) && (double_is_negative(b) != double_is_negative(m))) m = m + b;
+  return m;
+}
+
 // NaN tests come first, on the bits, so that no rewriting of a comparison
 // can change what NaN gives (see pointwise_float_ops.glsl).
 double double_op(double g, double x) {
@@ -59,6 +84,10 @@ double double_op(double g, double x) {
       if (double_is_nan(x) || double_is_nan(threshold)) return g;
       return x <= threshold ? 0.0LF : g;
     }
+    case POINTWISE_BINARY_OP_FMOD: return double_fmod(g, x);
+    case POINTWISE_BINARY_OP_REMAINDER: return remainder_double(g, x);
+    case POINTWISE_BINARY_OP_DIV_FLOOR: return floor_divide_double(g, x);
+    case POINTWISE_BINARY_OP_DIV_TRUNC: return double_trunc(g / x);
     case POINTWISE_BINARY_OP_LOGADDEXP: return logaddexp_double(g, x, false);
     case POINTWISE_BINARY_OP_LOGADDEXP2: return logaddexp_double(g, x, true);
     case POINTWISE_BINARY_OP_SILU_BACKWARD: {

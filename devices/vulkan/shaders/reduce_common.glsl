@@ -2,7 +2,7 @@
 // = an op over the reduced elements of the input. reduce_f32acc.comp
 // accumulates in float (f32 / f16 / bf16 input), reduce_i64acc.comp in int64
 // (integer and bool input), reduce_f64acc.comp in double (f64 input, where
-// the device has shaderFloat64; no exp or log there, so no logsumexp);
+// the device has shaderFloat64; exp and log from doubles_math.glsl);
 // each defines ACC_T and one of ACC_FLOAT, ACC_INT, ACC_DOUBLE and includes
 // this file (the _sg variants also USE_SUBGROUPS).
 //
@@ -23,6 +23,7 @@
 #include "buffers.glsl"
 #ifdef ACC_DOUBLE
 #include "doubles.glsl"
+#include "doubles_math.glsl"
 #endif
 #include "float_math.glsl"
 #include "half_rounding.glsl"
@@ -172,8 +173,10 @@ ACC_T map_value(ACC_T x, ACC_T centre) {
       return d * d;
     }
 #endif
-#ifdef ACC_FLOAT
+#if defined(ACC_FLOAT)
     case kExpSum: return c_exp(x - centre);
+#elif defined(ACC_DOUBLE)
+    case kExpSum: return double_exp(x - centre);
 #endif
     default: return x;
   }
@@ -248,6 +251,7 @@ ACC_T finish(ACC_T acc, ACC_T centre) {
   switch (kFinal) {
     case kDivide: return acc / scale;
     case kSqrt: return double_sqrt(acc);
+    case kLogShift: return double_log(acc) + centre;
     case kVar:
     case kStd: {
       double v;
@@ -256,7 +260,7 @@ ACC_T finish(ACC_T acc, ACC_T centre) {
       else v = acc / scale;
       return kFinal == kStd ? double_sqrt(v) : v;
     }
-    default: return acc;  // kLogShift is not asked of f64
+    default: return acc;
   }
 #elif defined(ACC_FLOAT)
   switch (kFinal) {
@@ -294,7 +298,12 @@ void write_result(int out_at, ACC_T acc, uint index, ACC_T centre) {
 // finite (nothing to shift; a NaN input makes the sum NaN by itself).
 ACC_T centre_of(uint o) {
 #ifdef ACC_DOUBLE
-  if (kOp == kSquaredDevSum && any(notEqual(p.aux_addr, uvec2(0)))) return Doubles(p.aux_addr).v[o];
+  if ((kOp == kSquaredDevSum || kOp == kExpSum || kFinal == kLogShift) &&
+      any(notEqual(p.aux_addr, uvec2(0)))) {
+    const double c = Doubles(p.aux_addr).v[o];
+    if (kOp == kSquaredDevSum) return c;
+    return double_is_nan(c) || double_is_inf(c) ? 0.0LF : c;
+  }
 #endif
 #ifdef ACC_FLOAT
   if ((kOp == kSquaredDevSum || kOp == kExpSum || kFinal == kLogShift) &&
