@@ -35,7 +35,7 @@ int64_t f64_fallbacks() {
   for (const char* op : {"copy", "binary", "unary", "pointwise_binary", "ternary", "reduce",
                          "reduce_ext", "arg_reduce", "var_std", "bmm", "softmax",
                          "softmax_backward", "layer_norm", "layer_norm_backward", "batch_norm",
-                         "batch_norm_backward"}) {
+                         "batch_norm_backward", "scan"}) {
     n += fallback_count(op);
   }
   return n;
@@ -228,6 +228,11 @@ TEST_CASE("vulkan: f64 reductions of every shape match the CPU device", "[vulkan
   check_close(norm(rd, 2.0, {1}), norm(rows, 2.0, {1}), rtol);
   check_close(logsumexp(rd, {1}), logsumexp(rows, {1}), rtol);
   check_close(logsumexp(vd, {0}), logsumexp(vector, {0}), rtol);
+  // Scans: a work group per long line, an invocation per short or strided one.
+  Tensor long_lines = randn({3, 50000}, TensorOptions(DType::kF64), &gen);
+  check_close(cumsum(long_lines.to(gpu()), 1), cumsum(long_lines, 1), 1e-11);
+  check_close(cumsum(rd, 0), cumsum(rows, 0), 1e-11);
+  check_close(cumprod(near_one.to(gpu()), 1), cumprod(near_one, 1), 1e-11);
   // NaN propagates through max and argmax, as on the CPU.
   Tensor with_nan = host_f64({1.0, std::numeric_limits<double>::quiet_NaN(), 3.0});
   check_same(amax(with_nan.to(gpu())), amax(with_nan));

@@ -1,10 +1,11 @@
 // scan (cumsum, cumprod) natively for f32, f16, bf16 (double-float
 // accumulation, near the CPU's double for f32) and i32, i64 (wrapping
-// int64), in shaders/scan.comp: one work group per long contiguous line
+// int64), in shaders/scan.comp, and f64 (double) in shaders/scan_f64.comp
+// on devices with shaderFloat64: one work group per long contiguous line
 // (runs per invocation, a shared-memory scan of the run totals, then each
 // run rescanned from its prefix), one invocation per line otherwise, each
 // mode only where its loops stay below llvmpipe's 65535-iteration cap. f64
-// and the narrow integer dtypes (the front end promotes those to int64, so
+// without shaderFloat64 and the narrow integer dtypes (the front end promotes those to int64, so
 // only an explicit dtype reaches here), more than 6 outer dims after
 // coalescing, offsets beyond 32 bits, lines too long for either mode's
 // loops (over ~7.6M elements) and devices without 8/16/64-bit shader types
@@ -44,7 +45,8 @@ struct ScanParams {
   int32_t out_strides[kScanMaxRank];
 };
 
-bool native_dtype(DType t) {
+bool native_dtype(const KernelContext& ctx, DType t) {
+  if (t == DType::kF64) return vulkan_context_of(ctx).has_f64_shaders();
   return t == DType::kF32 || t == DType::kF16 || t == DType::kBF16 || t == DType::kI32 ||
          t == DType::kI64;
 }
@@ -69,7 +71,7 @@ void scan_kernel(const KernelContext& ctx, kernels::ScanOp op, Tensor& out, cons
   // Every element offset below 2^31 (any rank: only the offsets matter).
   const bool addressable = coalesce(in.sizes(), {&in.strides(), &out.strides()})
                                .fits(std::numeric_limits<int>::max());
-  const bool native = native_dtype(in.dtype()) && in.dtype() == out.dtype() &&
+  const bool native = native_dtype(ctx, in.dtype()) && in.dtype() == out.dtype() &&
                       vulkan_context_of(ctx).has_sized_shader_types() && addressable &&
                       outer.fits(kScanMaxRank);
   if (!native) {
@@ -112,10 +114,11 @@ void scan_kernel(const KernelContext& ctx, kernels::ScanOp op, Tensor& out, cons
                        p.lines < kGroupPerLineMaxLines);
   const std::initializer_list<uint32_t> constants = {
       static_cast<uint32_t>(op), static_cast<uint32_t>(in.dtype()), group_per_line ? 0u : 1u};
+  const char* shader = in.dtype() == DType::kF64 ? "scan_f64" : "scan";
   if (group_per_line) {
-    launch_groups(ctx, "scan", constants, p, std::min<uint32_t>(p.lines, kMaxWorkGroupsPerDim));
+    launch_groups(ctx, shader, constants, p, std::min<uint32_t>(p.lines, kMaxWorkGroupsPerDim));
   } else {
-    launch(ctx, "scan", constants, p, p.lines);
+    launch(ctx, shader, constants, p, p.lines);
   }
 }
 
