@@ -260,20 +260,22 @@ TEST_CASE("vulkan: f64 matrix products match the CPU device", "[vulkan][kernels]
   else CHECK(fallback_count("bmm") > 0);
 }
 
-TEST_CASE("vulkan: f64 exp, log and their kin are within a few ulp of the CPU's",
+TEST_CASE("vulkan: f64 exp, log, atan, pow and their kin are within a few ulp of the CPU's",
           "[vulkan][kernels][f64]") {
   REQUIRE_VULKAN();
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
   reset_cpu_fallback_counts();
   // The branch points of shaders/doubles_math.glsl: ln2/2 (expm1's series),
-  // 1, 2, 22, 2^28, exp's overflow and subnormal range, subnormal and
-  // power-of-2 logs, signed zeros, infinities, NaN.
+  // atan's 7/16, 11/16, 19/16, 39/16, 1, 2, 22, 2^28, 2^66, exp's overflow
+  // and subnormal range, subnormal and power-of-2 logs, signed zeros,
+  // infinities, NaN.
   std::vector<double> values = {0.0, -0.0, 1e-310, -1e-310, 1e-20, -1e-20, 1e-9, 0.1, -0.1,
                                 0.3465, 0.3466, -0.3466, 0.5, -0.5, 0.75, 0.999, 1.0, -1.0,
                                 1.5, 2.0, -2.0, 2.5, 8.0, 10.0, 21.9, 22.1, -22.1, 40.5, -41.0,
                                 100.0, 268435457.0, 1e300, 709.7, 709.79, 710.0, -708.5,
-                                -740.0, -745.0, -746.0, inf, -inf, nan};
+                                -740.0, -745.0, -746.0, 0.4374, 0.4376, 0.6874, 0.6876,
+                                1.1874, 1.1876, 2.4374, 2.4376, 7.4e19, inf, -inf, nan};
   for (int i = -30; i <= 30; ++i) values.push_back(i * 0.37 + 0.01);
   Tensor x = host_f64(values);
   Tensor xd = x.to(gpu());
@@ -295,6 +297,21 @@ TEST_CASE("vulkan: f64 exp, log and their kin are within a few ulp of the CPU's"
   Tensor y = flip(x, {0});
   check_ulps(logaddexp(xd, y.to(gpu())), logaddexp(x, y), rtol);
   check_ulps(logaddexp2(xd, y.to(gpu())), logaddexp2(x, y), rtol);
+  check_ulps(atan(xd), atan(x), rtol);
+  check_ulps(asin(xd), asin(x), rtol);
+  check_ulps(acos(xd), acos(x), rtol);
+  check_ulps(atan2(xd, y.to(gpu())), atan2(x, y), rtol);
+  // atan2's signed zeros and infinities pick the quadrant, as C's.
+  Tensor ay = host_f64({0.0, -0.0, 0.0, -0.0, 1.0, -1.0, inf, -inf, inf, 2.0});
+  Tensor ax = host_f64({-0.0, -0.0, 0.0, 0.0, inf, -inf, inf, -inf, 3.0, 0.0});
+  check_same(atan2(ay.to(gpu()), ax.to(gpu())), atan2(ay, ax));
+  // pow: C's special values, integer exponents, and y log|x| near the
+  // overflow and underflow limits (the product carried in two parts).
+  Tensor base = host_f64({0.0, -0.0, 2.0, -2.0, 0.5, 1.0, -1.0, 10.0, 1.5, 1e-3, 3.7, -3.0, inf,
+                          -inf, nan, 1.0000001, 0.9999, 1e300, 2.0, 7.0, 0.0, -0.0});
+  Tensor exponent = host_f64({3.0, -3.0, 0.5, 3.0, -1.5, nan, inf, 300.0, 1700.0, 100.5, -200.3,
+                              2.0, -1.0, 3.0, 0.0, 7e9, 5e6, 0.9, -1074.0, 364.8, -2.0, -3.0});
+  check_ulps(pow(base.to(gpu()), exponent.to(gpu())), pow(base, exponent), rtol);
   // log2 of powers of 2 is exact, as C's.
   Tensor powers = host_f64({0.125, 1.0, 2.0, 1024.0, std::ldexp(1.0, -1060)});
   check_same(log2(powers.to(gpu())), log2(powers));

@@ -161,8 +161,8 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
   return false;
 }
 
-// The ops of pointwise_f64.comp (the others need a double atan, erf or
-// pow, which neither GLSL nor shaders/doubles_math.glsl has).
+// The ops of pointwise_f64.comp (the others need a double erf, which
+// neither GLSL nor shaders/doubles_math.glsl has).
 bool f64_shader_handles(PointwiseBinaryOp op) {
   using Op = PointwiseBinaryOp;
   switch (op) {
@@ -184,6 +184,8 @@ bool f64_shader_handles(PointwiseBinaryOp op) {
     case Op::kLogaddexp:
     case Op::kLogaddexp2:
     case Op::kFmod:
+    case Op::kPow:
+    case Op::kAtan2:
     case Op::kRemainder:
     case Op::kDivFloor:
     case Op::kDivTrunc:

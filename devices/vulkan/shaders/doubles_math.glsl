@@ -59,9 +59,12 @@ double double_expm1(double x) {
   return double_exp(x) - 1.0LF;    // exp(x) - 1 loses at most a bit here
 }
 
-// x = 2^e m with m in [sqrt(1/2), sqrt(2)), and log m = 2 atanh(s) for
-// s = f / (2 + f), f = m - 1; for finite x > 0.
-void log_parts(double x, out double e_out, out double log_m) {
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)), and log m = f + corr with f =
+// m - 1 (exact) and the small correction corr = -s (f - R), where s = f /
+// (2 + f) and R = 2 (s^2/3 + s^4/5 + ...): log m = 2 atanh(s) = 2s + sR,
+// and 2s = f - sf. Rounding errors stay in corr, a small fraction of the
+// result; for finite x > 0.
+void log_parts_split(double x, out double e_out, out double f, out double corr) {
   uint64_t bits = bits_of_double(x);
   int e = int(bits >> 52) - 1023;
   if (e == -1023) {  // subnormal: normalize by 2^54
@@ -73,13 +76,22 @@ void log_parts(double x, out double e_out, out double log_m) {
     m *= 0.5LF;
     ++e;
   }
-  const double f = m - 1.0LF;  // exact
+  f = m - 1.0LF;  // exact
   const double s = f / (2.0LF + f);
   const double s2 = s * s;  // <= 0.0295: through s2^12 the rest is below 2^-60
-  double t = 1.0LF / 25.0LF;
-  for (int j = 11; j >= 0; --j) t = 1.0LF / double(2 * j + 1) + s2 * t;
+  double t = 2.0LF / 25.0LF;
+  for (int j = 11; j >= 1; --j) t = 2.0LF / double(2 * j + 1) + s2 * t;
+  precise double r = s2 * t;
+  precise double f_minus_r = f - r;
+  corr = -s * f_minus_r;
   e_out = double(e);
-  log_m = 2.0LF * s * t;
+}
+
+void log_parts(double x, out double e_out, out double log_m) {
+  double f, corr;
+  log_parts_split(x, e_out, f, corr);
+  precise double sum = f + corr;
+  log_m = sum;
 }
 
 // The special values of log, log2 and log10 (C's); false for finite x > 0.
@@ -180,8 +192,12 @@ double with_sign_of(double magnitude, double x) {
 // above (in two halves near overflow, where exp(|x|) alone would be inf).
 double half_exp_large(double ax) {
   if (ax < 709.0LF) return 0.5LF * double_exp(ax);
+  // precise: a driver may re-associate (w / 2) * w into (w * w) / 2, which
+  // overflows (NVIDIA's did for the f32 form).
   const double w = double_exp(0.5LF * ax);
-  return (0.5LF * w) * w;
+  precise double half_w = 0.5LF * w;
+  precise double r = half_w * w;
+  return r;
 }
 
 double double_sinh(double x) {
@@ -257,5 +273,170 @@ double double_atanh(double x) {
     r = 0.5LF * double_log1p((ax + ax) / (1.0LF - ax));
   }
   return with_sign_of(r, x);
+}
+// atan as fdlibm reduces it: |x| below 7/16 directly, else through
+// atan(c) + atan((x - c) / (1 + x c)) for c = 0.5, 1, 1.5 or infinity (each
+// atan(c) in two parts), leaving |t| <= 7/16 for the series t - t^3/3 +
+// t^5/5 ... (25 terms: the rest is below 2^-60 of it).
+double atan_series(double t) {
+  const double t2 = t * t;
+  double s = 1.0LF / 49.0LF;
+  for (int k = 23; k >= 0; --k) s = 1.0LF / double(2 * k + 1) - t2 * s;
+  return t * s;
+}
+
+double double_atan(double x) {
+  if (double_is_nan(x) || !double_is_nonzero(x)) return x;
+  const double ax = abs(x);
+  double r;
+  if (ax > 7.378697629483821e19LF) {  // 2^66: pi/2 to double precision
+    r = 1.5707963267948966LF + 6.123233995736766e-17LF;
+  } else if (ax < 0.4375LF) {
+    r = atan_series(ax);
+  } else {
+    double hi, lo, t;
+    if (ax < 0.6875LF) {
+      hi = 0.4636476090008061LF;
+      lo = 2.2698777452961687e-17LF;
+      t = (2.0LF * ax - 1.0LF) / (2.0LF + ax);
+    } else if (ax < 1.1875LF) {
+      hi = 0.7853981633974483LF;
+      lo = 3.061616997868383e-17LF;
+      t = (ax - 1.0LF) / (ax + 1.0LF);
+    } else if (ax < 2.4375LF) {
+      hi = 0.982793723247329LF;
+      lo = 1.3903311031230998e-17LF;
+      t = (ax - 1.5LF) / (1.0LF + 1.5LF * ax);
+    } else {
+      hi = 1.5707963267948966LF;
+      lo = 6.123233995736766e-17LF;
+      t = -1.0LF / ax;
+    }
+    precise double tail = lo + atan_series(t);
+    r = hi + tail;
+  }
+  return with_sign_of(r, x);
+}
+
+// C's atan2(y, x): signed zeros pick the half plane (atan2(±0, -0) =
+// ±pi), infinities give the multiples of pi/4, and otherwise the angle of
+// |y / x| moved into x's half plane.
+double double_atan2(double y, double x) {
+  const double kPiHi = 3.141592653589793LF, kPiLo = 1.2246467991473532e-16LF;
+  if (double_is_nan(x) || double_is_nan(y)) return double_quiet_nan();
+  const bool x_neg = (bits_of_double(x) >> 63) != 0UL;
+  double r;
+  if (!double_is_nonzero(y)) {
+    r = x_neg ? kPiHi : 0.0LF;
+  } else if (double_is_inf(x)) {
+    r = double_is_inf(y) ? (x_neg ? 0.75LF * kPiHi : 0.25LF * kPiHi) : (x_neg ? kPiHi : 0.0LF);
+  } else if (double_is_inf(y) || !double_is_nonzero(x)) {
+    r = 0.5LF * kPiHi;
+  } else {
+    // |y / x| may overflow to inf (atan gives pi/2) or underflow to 0,
+    // both what the angle rounds to.
+    const double z = double_atan(abs(y / x));
+    if (!x_neg) {
+      r = z;
+    } else {
+      precise double z_minus_lo = z - kPiLo;
+      r = kPiHi - z_minus_lo;
+    }
+  }
+  return (bits_of_double(y) >> 63) != 0UL ? -r : r;
+}
+
+// asin and acos through atan2, from sqrt((1 - x)(1 + x)) (exact 1 - x near
+// 1, where 1 - x^2 would cancel).
+double double_asin(double x) {
+  if (double_is_nan(x) || !double_is_nonzero(x)) return x;
+  if (abs(x) > 1.0LF) return double_quiet_nan();
+  return double_atan2(x, sqrt((1.0LF - x) * (1.0LF + x)));
+}
+
+double double_acos(double x) {
+  if (double_is_nan(x)) return x;
+  if (abs(x) > 1.0LF) return double_quiet_nan();
+  return double_atan2(sqrt((1.0LF - x) * (1.0LF + x)), x);
+}
+
+// a * b - p exactly for p = a * b rounded (Dekker's product through
+// Veltkamp's 26-bit split: fma() is not fused on every driver, llvmpipe's
+// double one was not); 0 where a split would overflow (|a| or |b| beyond
+// 2^996, where a finite product's error is below the smallest double).
+double double_product_error(double a, double b, double p) {
+  if (abs(a) > 1e290LF || abs(b) > 1e290LF) return 0.0LF;
+  precise double ca = 134217729.0LF * a;
+  precise double a_hi = ca - (ca - a);
+  precise double a_lo = a - a_hi;
+  precise double cb = 134217729.0LF * b;
+  precise double b_hi = cb - (cb - b);
+  precise double b_lo = b - b_hi;
+  precise double err = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
+  return err;
+}
+
+bool double_is_odd_integer(double y) {
+  return abs(y) < 9007199254740992.0LF && floor(y) == y && double_fmod(y, 2.0LF) != 0.0LF;
+}
+
+// C's pow with its special values (pow(x, 0) = pow(1, y) = 1 even for NaN,
+// signed zeros and infinities for zero and infinite x, NaN for negative x
+// and a non-integer y). Integer exponents up to 64 multiply out by
+// squaring; others go through exp(y log|x|) with log|x| and the product
+// carried in two parts.
+double double_pow(double x, double y) {
+  if (!double_is_nonzero(y) || x == 1.0LF) return 1.0LF;
+  if (double_is_nan(x) || double_is_nan(y)) return double_quiet_nan();
+  const bool odd = double_is_odd_integer(y);
+  const bool x_neg = (bits_of_double(x) >> 63) != 0UL;
+  if (!double_is_nonzero(x)) {
+    const double r = y < 0.0LF ? double_infinity(false) : 0.0LF;
+    return odd && x_neg ? -r : r;
+  }
+  const double ax = abs(x);
+  if (double_is_inf(y)) {
+    if (ax == 1.0LF) return 1.0LF;
+    return (ax > 1.0LF) == (y > 0.0LF) ? double_infinity(false) : 0.0LF;
+  }
+  if (double_is_inf(x)) {
+    const double r = y < 0.0LF ? 0.0LF : double_infinity(false);
+    return x_neg && odd ? -r : r;
+  }
+  if (x_neg && floor(y) != y) return double_quiet_nan();
+  double r;
+  if (floor(y) == y && abs(y) <= 64.0LF) {
+    uint n = uint(abs(y));
+    double base = ax;
+    r = 1.0LF;
+    while (n != 0u) {
+      if ((n & 1u) != 0u) r *= base;
+      base *= base;
+      n >>= 1;
+    }
+    if (y < 0.0LF) r = 1.0LF / r;
+  } else if (y == 0.5LF) {
+    r = sqrt(ax);
+  } else {
+    double e, f, corr;
+    log_parts_split(ax, e, f, corr);
+    // log|x| = hi + lo: e ln2_hi (exact) + f (exact) + the small terms,
+    // summed with their rounding errors kept in lo; then y log|x| = z +
+    // z_err.
+    precise double t1 = e * kLn2Hi;
+    precise double small = e * kLn2Lo + corr;
+    precise double s1 = t1 + f;
+    precise double b1 = s1 - t1;
+    precise double err1 = (t1 - (s1 - b1)) + (f - b1);
+    precise double hi = s1 + small;
+    precise double b2 = hi - s1;
+    precise double err2 = (s1 - (hi - b2)) + (small - b2);
+    precise double lo = err1 + err2;
+    precise double z = y * hi;
+    precise double z_err = double_product_error(y, hi, z) + y * lo;
+    r = double_exp(z);
+    if (!double_is_inf(r) && double_is_nonzero(r)) r = r + r * z_err;
+  }
+  return x_neg && odd ? -r : r;
 }
 #endif  // TESSERA_DOUBLES_MATH_GLSL

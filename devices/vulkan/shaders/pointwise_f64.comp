@@ -2,7 +2,7 @@
 // pointwise.comp for f64 (kernels/pointwise_binary.cc): the ops built from
 // double arithmetic and doubles_math.glsl's exp and log, computed in double
 // as the CPU kernel does: comparisons and logical ops (into bool),
-// NaN-propagating maximum and minimum, logaddexp(2), C's fmod (exact),
+// NaN-propagating maximum and minimum, logaddexp(2), pow, atan2, C's fmod (exact),
 // Python's remainder and floor division and truncated division, and the
 // threshold, sigmoid, tanh, silu, hardswish and hardsigmoid gradients. a and b
 // broadcast through stride-0 dims. Needs shaderFloat64.
@@ -85,6 +85,8 @@ double double_op(double g, double x) {
       return x <= threshold ? 0.0LF : g;
     }
     case POINTWISE_BINARY_OP_FMOD: return double_fmod(g, x);
+    case POINTWISE_BINARY_OP_POW: return double_pow(g, x);
+    case POINTWISE_BINARY_OP_ATAN2: return double_atan2(g, x);
     case POINTWISE_BINARY_OP_REMAINDER: return remainder_double(g, x);
     case POINTWISE_BINARY_OP_DIV_FLOOR: return floor_divide_double(g, x);
     case POINTWISE_BINARY_OP_DIV_TRUNC: return double_trunc(g / x);

@@ -2,8 +2,8 @@
 // unary.comp for f64 (kernels/unary.cc): the ops built from double
 // arithmetic and doubles_math.glsl's exp and log families, computed in
 // double as the CPU kernel does, with f64 out, and the predicates with
-// bool out. The trigonometric ones, erf and gelu have no double form here
-// and stage through the host. Needs shaderFloat64.
+// bool out. sin, cos, tan, erf and gelu have no double form here and stage
+// through the host. Needs shaderFloat64.
 #include "buffers.glsl"
 #include "doubles.glsl"
 #include "doubles_math.glsl"
@@ -60,6 +60,9 @@ double unary_double(double x) {
     case UNARY_OP_ASINH: return double_asinh(x);
     case UNARY_OP_ACOSH: return double_acosh(x);
     case UNARY_OP_ATANH: return double_atanh(x);
+    case UNARY_OP_ATAN: return double_atan(x);
+    case UNARY_OP_ASIN: return double_asin(x);
+    case UNARY_OP_ACOS: return double_acos(x);
     case UNARY_OP_HARDSWISH: return x * double_nan_min(double_nan_max(x + 3.0LF, 0.0LF), 6.0LF) / 6.0LF;
     default: return double_nan_min(double_nan_max(x + 3.0LF, 0.0LF), 6.0LF) / 6.0LF;  // hardsigmoid
   }
