@@ -57,13 +57,20 @@ void check_same(const Tensor& got, const Tensor& want) {
   }
 }
 
+// |got - want| <= rtol (1 + |want|); infinities and NaN where the CPU has them.
 void check_close(const Tensor& got, const Tensor& want, double rtol) {
   const std::vector<double> g = testing::read_strided(got.to(host_device()));
   const std::vector<double> w = testing::read_strided(want);
   REQUIRE(g.size() == w.size());
   for (size_t i = 0; i < g.size(); ++i) {
     INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
-    CHECK(std::fabs(g[i] - w[i]) <= rtol * (1.0 + std::fabs(w[i])));
+    if (std::isnan(w[i])) {
+      CHECK(std::isnan(g[i]));
+    } else if (std::isinf(w[i])) {
+      CHECK(g[i] == w[i]);
+    } else {
+      CHECK(std::fabs(g[i] - w[i]) <= rtol * (1.0 + std::fabs(w[i])));
+    }
   }
 }
 
@@ -260,7 +267,7 @@ TEST_CASE("vulkan: f64 matrix products match the CPU device", "[vulkan][kernels]
   else CHECK(fallback_count("bmm") > 0);
 }
 
-TEST_CASE("vulkan: f64 exp, log, atan, pow and their kin are within a few ulp of the CPU's",
+TEST_CASE("vulkan: f64 exp, log, atan, erf, pow and their kin are within a few ulp of the CPU's",
           "[vulkan][kernels][f64]") {
   REQUIRE_VULKAN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -279,6 +286,7 @@ TEST_CASE("vulkan: f64 exp, log, atan, pow and their kin are within a few ulp of
   for (int i = -30; i <= 30; ++i) values.push_back(i * 0.37 + 0.01);
   Tensor x = host_f64(values);
   Tensor xd = x.to(gpu());
+  Tensor y = flip(x, {0});
   const double rtol = 1e-14;
   check_ulps(exp(xd), exp(x), rtol);
   check_ulps(expm1(xd), expm1(x), rtol);
@@ -294,9 +302,18 @@ TEST_CASE("vulkan: f64 exp, log, atan, pow and their kin are within a few ulp of
   check_ulps(asinh(xd), asinh(x), rtol);
   check_ulps(acosh(xd), acosh(x), rtol);
   check_ulps(atanh(xd), atanh(x), rtol);
-  Tensor y = flip(x, {0});
   check_ulps(logaddexp(xd, y.to(gpu())), logaddexp(x, y), rtol);
   check_ulps(logaddexp2(xd, y.to(gpu())), logaddexp2(x, y), rtol);
+  check_ulps(erf(xd), erf(x), rtol);
+  // gelu's 1 + erf cancels for negative x on the CPU as here: absolute.
+  check_close(gelu(xd), gelu(x), 1e-13);
+  check_close(gelu(xd, "tanh"), gelu(x, "tanh"), 1e-13);
+  // Gradients of moderate size: cdf + x pdf cancels too, so the error
+  // scales with the gradient, not with the result.
+  Generator gen(3);
+  Tensor grad = randn(x.sizes(), TensorOptions(DType::kF64), &gen);
+  check_close(gelu_backward(grad.to(gpu()), xd), gelu_backward(grad, x), 1e-13);
+  check_close(gelu_backward(grad.to(gpu()), xd, "tanh"), gelu_backward(grad, x, "tanh"), 1e-13);
   check_ulps(atan(xd), atan(x), rtol);
   check_ulps(asin(xd), asin(x), rtol);
   check_ulps(acos(xd), acos(x), rtol);

@@ -161,8 +161,7 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
   return false;
 }
 
-// The ops of pointwise_f64.comp (the others need a double erf, which
-// neither GLSL nor shaders/doubles_math.glsl has).
+// The ops of pointwise_f64.comp: every floating one.
 bool f64_shader_handles(PointwiseBinaryOp op) {
   using Op = PointwiseBinaryOp;
   switch (op) {
@@ -181,6 +180,8 @@ bool f64_shader_handles(PointwiseBinaryOp op) {
     case Op::kSigmoidBackward:
     case Op::kTanhBackward:
     case Op::kSiluBackward:
+    case Op::kGeluBackward:
+    case Op::kGeluTanhBackward:
     case Op::kLogaddexp:
     case Op::kLogaddexp2:
     case Op::kFmod:

@@ -4,8 +4,8 @@
 // (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
 // integers and bool the ops the CPU kernel defines on them; f64 in
 // shaders/unary_f64.comp where the device has shaderFloat64, the ops built
-// from double arithmetic, exp, log and atan (f64_shader_handles). f64
-// elsewhere, its sin, cos, tan, erf and gelu, ops the CPU kernel
+// from double arithmetic, exp, log, atan and erf (f64_shader_handles).
+// f64 elsewhere, its sin, cos and tan, ops the CPU kernel
 // rejects for a dtype (it raises their errors) and layouts beyond the push
 // constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
@@ -117,8 +117,9 @@ bool is_clamp(UnaryOp op) {
 }
 
 // The ops of unary_f64.comp: those built from double arithmetic and the
-// exp, log and atan of shaders/doubles_math.glsl (GLSL has no double
-// transcendental functions; sin, cos, tan, erf and gelu stay on the host).
+// exp, log, atan and erf of shaders/doubles_math.glsl (GLSL has no double
+// transcendental functions; sin, cos and tan stay on the host: their
+// argument reduction for large |x| is not written).
 bool f64_shader_handles(UnaryOp op) {
   switch (op) {
     case UnaryOp::kNeg:
@@ -154,6 +155,9 @@ bool f64_shader_handles(UnaryOp op) {
     case UnaryOp::kAtan:
     case UnaryOp::kAsin:
     case UnaryOp::kAcos:
+    case UnaryOp::kErf:
+    case UnaryOp::kGelu:
+    case UnaryOp::kGeluTanh:
     case UnaryOp::kLogicalNot:
     case UnaryOp::kIsnan:
     case UnaryOp::kIsinf:

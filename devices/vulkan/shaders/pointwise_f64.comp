@@ -4,11 +4,12 @@
 // as the CPU kernel does: comparisons and logical ops (into bool),
 // NaN-propagating maximum and minimum, logaddexp(2), pow, atan2, C's fmod (exact),
 // Python's remainder and floor division and truncated division, and the
-// threshold, sigmoid, tanh, silu, hardswish and hardsigmoid gradients. a and b
+// threshold, sigmoid, tanh, silu, gelu, hardswish and hardsigmoid gradients. a and b
 // broadcast through stride-0 dims. Needs shaderFloat64.
 #include "buffers.glsl"
 #include "doubles.glsl"
 #include "doubles_math.glsl"
+#include "gelu_constants.glsl"
 #include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -92,6 +93,17 @@ double double_op(double g, double x) {
     case POINTWISE_BINARY_OP_DIV_TRUNC: return double_trunc(g / x);
     case POINTWISE_BINARY_OP_LOGADDEXP: return logaddexp_double(g, x, false);
     case POINTWISE_BINARY_OP_LOGADDEXP2: return logaddexp_double(g, x, true);
+    case POINTWISE_BINARY_OP_GELU_BACKWARD: {
+      const double cdf = 0.5LF * (1.0LF + double_erf(x * kInvSqrt2D));
+      const double pdf = kInvSqrt2PiD * double_exp(-0.5LF * x * x);
+      return g * (cdf + x * pdf);
+    }
+    case POINTWISE_BINARY_OP_GELU_TANH_BACKWARD: {
+      const double x2 = x * x;
+      const double t = double_tanh(kSqrt2OverPiD * (x + kGeluCubicD * x2 * x));
+      const double dinner = kSqrt2OverPiD * (1.0LF + 3.0LF * kGeluCubicD * x2);
+      return g * (0.5LF * (1.0LF + t) + 0.5LF * x * (1.0LF - t * t) * dinner);
+    }
     case POINTWISE_BINARY_OP_SILU_BACKWARD: {
       const double s = 1.0LF / (1.0LF + double_exp(-x));
       return g * s * (1.0LF + x * (1.0LF - s));

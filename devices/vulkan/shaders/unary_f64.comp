@@ -2,11 +2,12 @@
 // unary.comp for f64 (kernels/unary.cc): the ops built from double
 // arithmetic and doubles_math.glsl's exp and log families, computed in
 // double as the CPU kernel does, with f64 out, and the predicates with
-// bool out. sin, cos, tan, erf and gelu have no double form here and stage
-// through the host. Needs shaderFloat64.
+// bool out. sin, cos and tan have no double form here and stage through
+// the host. Needs shaderFloat64.
 #include "buffers.glsl"
 #include "doubles.glsl"
 #include "doubles_math.glsl"
+#include "gelu_constants.glsl"
 #include "pointwise_op_constants.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -61,6 +62,10 @@ double unary_double(double x) {
     case UNARY_OP_ACOSH: return double_acosh(x);
     case UNARY_OP_ATANH: return double_atanh(x);
     case UNARY_OP_ATAN: return double_atan(x);
+    case UNARY_OP_ERF: return double_erf(x);
+    case UNARY_OP_GELU: return 0.5LF * x * (1.0LF + double_erf(x * kInvSqrt2D));
+    case UNARY_OP_GELU_TANH:
+      return 0.5LF * x * (1.0LF + double_tanh(kSqrt2OverPiD * (x + kGeluCubicD * x * x * x)));
     case UNARY_OP_ASIN: return double_asin(x);
     case UNARY_OP_ACOS: return double_acos(x);
     case UNARY_OP_HARDSWISH: return x * double_nan_min(double_nan_max(x + 3.0LF, 0.0LF), 6.0LF) / 6.0LF;
