@@ -8,8 +8,8 @@
 // shifts, logical ops and comparisons. Integer division by zero raises ValueError
 // as the CPU kernel does, from a flag the shader sets (read back after the
 // dispatch, so those ops wait for the device). f64 runs in
-// shaders/pointwise_f64.comp where the device has shaderFloat64, for the
-// ops built from double arithmetic, exp and log (f64_shader_handles). f64 elsewhere
+// shaders/pointwise_f64.comp where the device has shaderFloat64 (every
+// floating op). f64 elsewhere
 // and its other ops, combinations the CPU kernel rejects (it raises their
 // errors) and layouts beyond the push constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
@@ -161,41 +161,6 @@ bool typed_shader_handles(PointwiseBinaryOp op, DType dtype) {
   return false;
 }
 
-// The ops of pointwise_f64.comp: every floating one.
-bool f64_shader_handles(PointwiseBinaryOp op) {
-  using Op = PointwiseBinaryOp;
-  switch (op) {
-    case Op::kEq:
-    case Op::kNe:
-    case Op::kLt:
-    case Op::kLe:
-    case Op::kGt:
-    case Op::kGe:
-    case Op::kLogicalAnd:
-    case Op::kLogicalOr:
-    case Op::kLogicalXor:
-    case Op::kMaximum:
-    case Op::kMinimum:
-    case Op::kThresholdBackward:
-    case Op::kSigmoidBackward:
-    case Op::kTanhBackward:
-    case Op::kSiluBackward:
-    case Op::kGeluBackward:
-    case Op::kGeluTanhBackward:
-    case Op::kLogaddexp:
-    case Op::kLogaddexp2:
-    case Op::kFmod:
-    case Op::kPow:
-    case Op::kAtan2:
-    case Op::kRemainder:
-    case Op::kDivFloor:
-    case Op::kDivTrunc:
-    case Op::kHardswishBackward:
-    case Op::kHardsigmoidBackward: return true;
-    default: return false;
-  }
-}
-
 // f32 through compare_f32.comp / pointwise_f32.comp; false for the ops
 // they do not handle.
 bool launch_f32(const KernelContext& ctx, PointwiseBinaryOp op, Tensor& out, const Tensor& a,
@@ -224,7 +189,8 @@ void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Ten
   const bool dtypes_ok =
       b.dtype() == dtype && out.dtype() == (is_bool_valued(op) ? DType::kBool : dtype);
   if (dtypes_ok && dtype == DType::kF32 && launch_f32(ctx, op, out, a, b, layout, p0)) return;
-  if (dtypes_ok && dtype == DType::kF64 && f64_shader_handles(op) &&
+  // pointwise_f64.comp has every floating op: typed_shader_handles's set.
+  if (dtypes_ok && dtype == DType::kF64 && typed_shader_handles(op, dtype) &&
       vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kPointwiseMaxRank)) {
     PointwiseParams p{};  // pointwise_f64.comp's layout is pointwise.comp's
     fill_layout(p, layout, out, a, b);

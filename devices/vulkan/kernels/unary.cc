@@ -116,56 +116,11 @@ bool is_clamp(UnaryOp op) {
   return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
 }
 
-// The ops of unary_f64.comp: those built from double arithmetic and the
-// exp, log, atan and erf of shaders/doubles_math.glsl (GLSL has no double
-// transcendental functions; sin, cos and tan stay on the host: their
-// argument reduction for large |x| is not written).
+// The ops of unary_f64.comp: every floating one but sin, cos and tan
+// (their reduction of large arguments in double is not written).
 bool f64_shader_handles(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::kNeg:
-    case UnaryOp::kAbs:
-    case UnaryOp::kSign:
-    case UnaryOp::kSqrt:
-    case UnaryOp::kRsqrt:
-    case UnaryOp::kReciprocal:
-    case UnaryOp::kRelu:
-    case UnaryOp::kFloor:
-    case UnaryOp::kCeil:
-    case UnaryOp::kRound:
-    case UnaryOp::kTrunc:
-    case UnaryOp::kClamp:
-    case UnaryOp::kClampMin:
-    case UnaryOp::kClampMax:
-    case UnaryOp::kHardswish:
-    case UnaryOp::kHardsigmoid:
-    case UnaryOp::kExp:
-    case UnaryOp::kExpm1:
-    case UnaryOp::kLog:
-    case UnaryOp::kLog1p:
-    case UnaryOp::kLog2:
-    case UnaryOp::kLog10:
-    case UnaryOp::kSigmoid:
-    case UnaryOp::kSilu:
-    case UnaryOp::kTanh:
-    case UnaryOp::kSinh:
-    case UnaryOp::kCosh:
-    case UnaryOp::kAsinh:
-    case UnaryOp::kAcosh:
-    case UnaryOp::kAtanh:
-    case UnaryOp::kAtan:
-    case UnaryOp::kAsin:
-    case UnaryOp::kAcos:
-    case UnaryOp::kErf:
-    case UnaryOp::kGelu:
-    case UnaryOp::kGeluTanh:
-    case UnaryOp::kLogicalNot:
-    case UnaryOp::kIsnan:
-    case UnaryOp::kIsinf:
-    case UnaryOp::kIsfinite:
-    case UnaryOp::kIsneginf:
-    case UnaryOp::kIsposinf: return true;
-    default: return false;
-  }
+  return float_shaders_handle(op) && op != UnaryOp::kSin && op != UnaryOp::kCos &&
+         op != UnaryOp::kTan;
 }
 
 // Whether unary.comp computes (op, in's dtype) as the CPU kernel does: the
