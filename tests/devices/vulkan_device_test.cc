@@ -22,6 +22,7 @@
 #include "runtime/device/device_registry.h"
 #include "runtime/ops/dispatch.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/special_ops.h"
 #include "runtime/stream/event.h"
 #include "runtime/stream/stream.h"
 #include "tests/ops/reference.h"
@@ -466,7 +467,8 @@ TEST_CASE("vulkan: fill, copy and f32 binary run natively", "[vulkan][kernels]")
   } else {
     CHECK_THROWS_AS(mul(doubles, doubles), NotImplementedError);
   }
-  CHECK_THROWS_AS(sin(doubles), NotImplementedError);  // no f64 shader has it
+  // The host's ops (special functions) are refused either way.
+  CHECK_THROWS_AS(special_function(SpecialOp::kDigamma, doubles), NotImplementedError);
   CHECK(host_values(add(col, row)) == std::vector<double>{11, 21, 12, 22, 13, 23});
   set_cpu_fallback_enabled(true);
 }
@@ -534,15 +536,13 @@ TEST_CASE("vulkan: f32 unary ops run natively", "[vulkan][kernels]") {
   check_close(clamp_max(gx, Scalar(0.5)), clamp_max(x, Scalar(0.5)));
   CHECK(fallback_count("unary") == 0);
 
-  // f64: unary_f64.comp has abs; sin needs a double sin, which the shaders
-  // lack, so it goes through the host (and abs too without shaderFloat64).
+  // f64: unary_f64.comp where the device has shaderFloat64, else the host.
   const bool f64_native = vulkan::device_info(0).shader_f64;
   Tensor doubles = full({4}, -3, TensorOptions(DType::kF64, gpu()));
   CHECK(host_values(abs(doubles)) == std::vector<double>(4, 3.0));
-  CHECK(fallback_count("unary") == (f64_native ? 0 : 1));
   CHECK(host_values(sin(zeros({4}, TensorOptions(DType::kF64, gpu())))) ==
         std::vector<double>(4, 0.0));
-  CHECK(fallback_count("unary") == (f64_native ? 1 : 2));
+  CHECK(fallback_count("unary") == (f64_native ? 0 : 2));
 }
 
 TEST_CASE("vulkan: f32 comparisons run natively", "[vulkan][kernels]") {

@@ -3,9 +3,8 @@
 // isfinite, isneginf, isposinf); f16, bf16, i32, i64, u8, i8, i16 and bool in shaders/unary.comp
 // (needs 8/16/64-bit types): f16 and bf16 every floating op and predicate,
 // integers and bool the ops the CPU kernel defines on them; f64 in
-// shaders/unary_f64.comp where the device has shaderFloat64, the ops built
-// from double arithmetic, exp, log, atan and erf (f64_shader_handles).
-// f64 elsewhere, its sin, cos and tan, ops the CPU kernel
+// shaders/unary_f64.comp where the device has shaderFloat64 (every
+// floating op). f64 elsewhere, ops the CPU kernel
 // rejects for a dtype (it raises their errors) and layouts beyond the push
 // constants stage through the host.
 #include "devices/vulkan/kernels/element_kind.h"
@@ -116,12 +115,6 @@ bool is_clamp(UnaryOp op) {
   return op == UnaryOp::kClamp || op == UnaryOp::kClampMin || op == UnaryOp::kClampMax;
 }
 
-// The ops of unary_f64.comp: every floating one but sin, cos and tan
-// (their reduction of large arguments in double is not written).
-bool f64_shader_handles(UnaryOp op) {
-  return float_shaders_handle(op) && op != UnaryOp::kSin && op != UnaryOp::kCos &&
-         op != UnaryOp::kTan;
-}
 
 // Whether unary.comp computes (op, in's dtype) as the CPU kernel does: the
 // ops it defines on integers and bool (bool lacks neg, abs, relu, clamp).
@@ -187,7 +180,8 @@ void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tenso
   const DType dtype = in.dtype();
   if (dtype == DType::kF32 && launch_f32(ctx, op, out, in, layout, p0, p1)) return;
   const DType out_dtype = is_predicate(op) ? DType::kBool : dtype;
-  if (dtype == DType::kF64 && out.dtype() == out_dtype && f64_shader_handles(op) &&
+  // unary_f64.comp has every floating op: float_shaders_handle's set.
+  if (dtype == DType::kF64 && out.dtype() == out_dtype && float_shaders_handle(op) &&
       vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kUnaryTypedMaxRank)) {
     UnaryParams p{};  // unary_f64.comp's layout is unary.comp's
     fill_layout(p, layout, out, in);

@@ -1,12 +1,12 @@
 #version 450
-// unary.comp for f64 (kernels/unary.cc): the ops built from double
-// arithmetic and doubles_math.glsl's exp and log families, computed in
-// double as the CPU kernel does, with f64 out, and the predicates with
-// bool out. sin, cos and tan have no double form here and stage through
-// the host. Needs shaderFloat64.
+// unary.comp for f64 (kernels/unary.cc): every floating op, from double
+// arithmetic and doubles_math.glsl / doubles_trig.glsl, computed in double
+// as the CPU kernel does, with f64 out, and the predicates with bool out.
+// Needs shaderFloat64.
 #include "buffers.glsl"
 #include "doubles.glsl"
 #include "doubles_math.glsl"
+#include "doubles_trig.glsl"
 #include "gelu_constants.glsl"
 #include "pointwise_op_constants.glsl"
 
@@ -62,6 +62,9 @@ double unary_double(double x) {
     case UNARY_OP_ACOSH: return double_acosh(x);
     case UNARY_OP_ATANH: return double_atanh(x);
     case UNARY_OP_ATAN: return double_atan(x);
+    case UNARY_OP_SIN: return double_sin(x);
+    case UNARY_OP_COS: return double_cos(x);
+    case UNARY_OP_TAN: return double_tan(x);
     case UNARY_OP_ERF: return double_erf(x);
     case UNARY_OP_GELU: return 0.5LF * x * (1.0LF + double_erf(x * kInvSqrt2D));
     case UNARY_OP_GELU_TANH:
