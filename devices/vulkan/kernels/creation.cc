@@ -1,7 +1,7 @@
 // arange natively for every dtype but f64 and bool, linspace for f32, f16
 // and bf16, in shaders/creation.comp: integer arange exactly in int64,
 // floating values in double-float arithmetic standing in for the CPU's
-// double (the device has no shaderFloat64; the float nearest to it is the
+// double (so that it needs no shaderFloat64; the float nearest to it is the
 // CPU's result except within ~2^-48 of a rounding boundary, i.e. at most
 // 1 ulp, rarely). f64 outputs, integer linspace (its truncation would turn
 // those differences into off-by-one results), values too large for the
