@@ -26,9 +26,10 @@ const double kPio2Part2 = 6.077100506303966e-11LF;  // the next 33
 const double kPio2Part3 = 2.0222662487111665e-21LF; // the next 33
 const double kPio2Part4 = 8.4784276603689e-32LF;    // the rest
 
-// 64 bits of the 256-bit number in limbs (least significant first) from
-// bit `low` up.
-uint64_t bits64_at(uint limbs[8], int low) {
+// 64 bits of the number in limbs (least significant first) from bit `low`
+// up. The product has 8 limbs; two zero limbs above them keep every read
+// in bounds (the binary point sits as high as bit 224).
+uint64_t bits64_at(uint limbs[10], int low) {
   const int at = low >> 5, off = low & 31;
   const uint64_t word = uint64_t(limbs[at]) | (uint64_t(limbs[at + 1]) << 32);
   if (off == 0) return word;
@@ -54,7 +55,7 @@ int reduce_large(double ax, out double r_hi, out double r_lo) {
     v[5 - j] = r == 0 ? hi : (hi << uint(r)) | (lo >> uint(32 - r));
   }
   const uint u[2] = uint[2](uint(m), uint(m >> 32));
-  uint p[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
+  uint p[10] = uint[10](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
   for (int k = 0; k < 6; ++k) {
     uint64_t carry = 0UL;
     for (int l = 0; l < 2; ++l) {
