@@ -50,8 +50,11 @@ void check_ran_natively_with_f64_shaders() {
   }
 }
 
-// Equal values, NaN where NaN, and the sign of zeros.
-void check_same(const Tensor& got, const Tensor& want) {
+// got against the CPU's want element by element: NaN where want is NaN,
+// infinities equal, zeros equal with want's sign where `signed_zeros`, and
+// every other value within allowed(want) of it.
+template <typename Allowed>
+void check_elements(const Tensor& got, const Tensor& want, bool signed_zeros, Allowed allowed) {
   const std::vector<double> g = testing::read_strided(got.to(host_device()));
   const std::vector<double> w = testing::read_strided(want);
   REQUIRE(g.size() == w.size());
@@ -59,48 +62,32 @@ void check_same(const Tensor& got, const Tensor& want) {
     INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
     if (std::isnan(w[i])) {
       CHECK(std::isnan(g[i]));
-    } else {
+    } else if (std::isinf(w[i]) || (signed_zeros && w[i] == 0.0)) {
       CHECK(g[i] == w[i]);
       CHECK(std::signbit(g[i]) == std::signbit(w[i]));
+    } else {
+      CHECK(std::fabs(g[i] - w[i]) <= allowed(w[i]));
     }
   }
 }
 
+// Equal values, NaN where NaN, and the sign of zeros.
+void check_same(const Tensor& got, const Tensor& want) {
+  check_elements(got, want, /*signed_zeros=*/true, [](double) { return 0.0; });
+}
+
 // |got - want| <= rtol (1 + |want|); infinities and NaN where the CPU has them.
 void check_close(const Tensor& got, const Tensor& want, double rtol) {
-  const std::vector<double> g = testing::read_strided(got.to(host_device()));
-  const std::vector<double> w = testing::read_strided(want);
-  REQUIRE(g.size() == w.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
-    if (std::isnan(w[i])) {
-      CHECK(std::isnan(g[i]));
-    } else if (std::isinf(w[i])) {
-      CHECK(g[i] == w[i]);
-    } else {
-      CHECK(std::fabs(g[i] - w[i]) <= rtol * (1.0 + std::fabs(w[i])));
-    }
-  }
+  check_elements(got, want, /*signed_zeros=*/false,
+                 [rtol](double w) { return rtol * (1.0 + std::fabs(w)); });
 }
 
 // Within rtol of the CPU's value (a few ulp for rtol 1e-14; subnormal
 // results within an ulp of them), infinities and NaN exactly where the
 // CPU has them, and the sign of zeros.
 void check_ulps(const Tensor& got, const Tensor& want, double rtol) {
-  const std::vector<double> g = testing::read_strided(got.to(host_device()));
-  const std::vector<double> w = testing::read_strided(want);
-  REQUIRE(g.size() == w.size());
-  for (size_t i = 0; i < g.size(); ++i) {
-    INFO("element " << i << ": got " << g[i] << ", want " << w[i]);
-    if (std::isnan(w[i])) {
-      CHECK(std::isnan(g[i]));
-    } else if (std::isinf(w[i]) || w[i] == 0.0) {
-      CHECK(g[i] == w[i]);
-      CHECK(std::signbit(g[i]) == std::signbit(w[i]));
-    } else {
-      CHECK(std::fabs(g[i] - w[i]) <= rtol * std::fabs(w[i]) + 5e-324);
-    }
-  }
+  check_elements(got, want, /*signed_zeros=*/true,
+                 [rtol](double w) { return rtol * std::fabs(w) + 5e-324; });
 }
 
 Tensor host_f64(const std::vector<double>& values) {
