@@ -1,13 +1,16 @@
-// nll_loss and nll_loss_backward for f32, f16 and bf16 (computed in f32)
-// in shaders/nll_loss.comp (per-position loss plus fixed-shape tree sums in
-// two passes: deterministic) and shaders/nll_loss_backward.comp (one
-// invocation per grad_input element). Targets are range-checked on the
-// device first (index_bounds.comp skipping ignore_index, a 16-byte
-// read-back) and raise the CPU kernel's IndexError. f64, offsets beyond 32
-// bits and devices without 8/16/64-bit shader types stage through the
-// host.
+// nll_loss and nll_loss_backward in shaders/nll_loss.glsl (per-position
+// loss plus fixed-shape tree sums in two passes: deterministic) and
+// shaders/nll_loss_backward.glsl (one invocation per grad_input element):
+// f32, f16 and bf16 computed in f32 (the .comp shaders, on devices with
+// 8/16/64-bit shader types), f64 in double (the _f64 ones, on devices with
+// shaderFloat64). Targets are range-checked on the device first
+// (index_bounds.comp skipping ignore_index, a 16-byte read-back) and raise
+// the CPU kernel's IndexError. Other devices, and offsets beyond 32 bits,
+// stage through the host.
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/index_elements.h"
@@ -67,6 +70,25 @@ bool all_fit(std::initializer_list<const Tensor*> tensors) {
   return true;
 }
 
+// The shader variant for a dtype on this device, or nullopt to stage.
+struct ShaderVariant {
+  std::string name;     // "nll_loss" or "nll_loss_backward", maybe with "_f64"
+  uint32_t kind = 0;    // the FloatKind constant of the f32 variant
+  DType compute_dtype;  // of the partial sums
+};
+
+std::optional<ShaderVariant> shader_variant(const KernelContext& ctx, const char* family,
+                                            DType dtype) {
+  const VulkanContext& vk = vulkan_context_of(ctx);
+  if (dtype == DType::kF64) {
+    if (!vk.has_f64_shaders()) return std::nullopt;
+    return ShaderVariant{std::string(family) + "_f64", 0, DType::kF64};
+  }
+  FloatKind kind;
+  if (!float_kind_of(dtype, &kind) || !vk.has_sized_shader_types()) return std::nullopt;
+  return ShaderVariant{family, static_cast<uint32_t>(kind), DType::kF32};
+}
+
 // Range-checks the targets on the device (ignore_index passes); the
 // IndexError is the CPU kernel's, naming the first bad target in row-major
 // order. False when the bounds shader cannot address target.
@@ -90,9 +112,8 @@ void nll_loss_kernel(const KernelContext& ctx, Tensor& out, Tensor& total_weight
   VulkanContext& vk = vulkan_context_of(ctx);
   const int64_t classes = input.size(1), spatial = input.size(2);
   const int64_t positions = target.numel();
-  FloatKind kind;
-  if (!float_kind_of(input.dtype(), &kind) || !vk.has_sized_shader_types() ||
-      !all_fit({&input, &target, &weight, &out}) ||
+  const auto shader = shader_variant(ctx, "nll_loss", input.dtype());
+  if (!shader || !all_fit({&input, &target, &weight, &out}) ||
       !check_targets(ctx, target, classes, ignore_index)) {
     run_on_host<kernels::NllLoss>(ctx, out, total_weight, input, target, weight, reduction,
                                   ignore_index);
@@ -102,7 +123,7 @@ void nll_loss_kernel(const KernelContext& ctx, Tensor& out, Tensor& total_weight
       static_cast<int64_t>(vk.pipelines().workgroup_size()) * kPositionsPerInvocation;
   const int64_t groups =
       std::clamp<int64_t>((positions + per_group - 1) / per_group, 1, kMaxPartialGroups);
-  Tensor partials = empty({2 * groups}, TensorOptions(DType::kF32, ctx.device));
+  Tensor partials = empty({2 * groups}, TensorOptions(shader->compute_dtype, ctx.device));
 
   NllLossParams p{};
   p.input = reinterpret_cast<uint64_t>(input.data_ptr());
@@ -124,10 +145,10 @@ void nll_loss_kernel(const KernelContext& ctx, Tensor& out, Tensor& total_weight
   }
   const uint32_t has_weight = weight.defined() ? 1u : 0u;
   const auto r = static_cast<uint32_t>(reduction);
-  launch_groups(ctx, "nll_loss", {static_cast<uint32_t>(kind), has_weight, r, 0u}, p,
+  launch_groups(ctx, shader->name, {shader->kind, has_weight, r, 0u}, p,
                 static_cast<uint32_t>(groups));
   p.count = static_cast<uint32_t>(groups);
-  launch_groups(ctx, "nll_loss", {static_cast<uint32_t>(kind), has_weight, r, 1u}, p, 1);
+  launch_groups(ctx, shader->name, {shader->kind, has_weight, r, 1u}, p, 1);
 }
 
 void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
@@ -135,10 +156,8 @@ void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                               Reduction reduction, int64_t ignore_index,
                               const Tensor& total_weight) {
   const int64_t classes = grad_input.size(1), spatial = grad_input.size(2);
-  FloatKind kind;
-  if (!float_kind_of(grad_input.dtype(), &kind) ||
-      !vulkan_context_of(ctx).has_sized_shader_types() ||
-      !all_fit({&grad_input, &grad_out, &target, &weight}) ||
+  const auto shader = shader_variant(ctx, "nll_loss_backward", grad_input.dtype());
+  if (!shader || !all_fit({&grad_input, &grad_out, &target, &weight}) ||
       !check_targets(ctx, target, classes, ignore_index)) {
     run_on_host<kernels::NllLossBackward>(ctx, grad_input, grad_out, target, weight, reduction,
                                           ignore_index, total_weight);
@@ -163,10 +182,9 @@ void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
   p.target_strides[0] = static_cast<int32_t>(target.stride(0));
   p.target_strides[1] = static_cast<int32_t>(target.stride(1));
   p.weight_stride = weight.defined() ? static_cast<int32_t>(weight.stride(0)) : 0;
-  launch(ctx, "nll_loss_backward",
-         {static_cast<uint32_t>(kind), weight.defined() ? 1u : 0u,
-          static_cast<uint32_t>(reduction)},
-         p, grad_input.numel());
+  launch(ctx, shader->name,
+         {shader->kind, weight.defined() ? 1u : 0u, static_cast<uint32_t>(reduction)}, p,
+         grad_input.numel());
 }
 
 }  // namespace

@@ -1,19 +1,21 @@
 // The fused optimizer steps (kernels/optimizer.cc): one parameter updated
 // in place, its contiguous tensors walked once. The including shader
-// defines the element access for its dtypes before including this file:
-//   float load_element(uvec2 addr, int at);
-//   float store_element(uvec2 addr, int at, float v);  // v as stored
-// The math is in f32 and in the CPU kernel's order (devices/cpu/kernels/
+// defines the compute type and the element access for its dtypes before
+// including this file:
+//   #define REAL float (or double)
+//   REAL load_element(uvec2 addr, int at);
+//   void store_element(uvec2 addr, int at, REAL v);
+//   bool real_is_nan(REAL v);
+//   REAL real_sqrt(REAL v);  // NaN below zero
+// The math is in REAL and in the CPU kernel's order (devices/cpu/kernels/
 // optimizer.cc); the host turns the hyperparameters into coefficients in
-// double, then f32 (a flag becomes a sign, a zero decay, a unit scale), so
+// double, then REAL (a flag becomes a sign, a zero decay, a unit scale), so
 // each body is branch-free but for the flags below. Every arithmetic
 // result is `precise`: no driver may fuse or re-associate it, so every
 // driver rounds the formula as written (the CPU build may contract
-// multiply-adds, so the last f32 bit can differ from it).
+// multiply-adds, so the last bit can differ from it).
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
-
-#include "float_math.glsl"
 
 layout(local_size_x_id = 0) in;
 // Optimizer in kernels/optimizer.cc: 0 Adam (and AdamW), 1 SGD, 2 Adagrad.
@@ -30,8 +32,24 @@ const uint kLerpFromStart = 2u; // Adam: m + w (g - m), else g - (g - m)(1 - w)
 const uint kFirstStep = 4u;     // SGD: the buffer starts as the gradient
 const uint kNesterov = 8u;      // SGD
 
-// OptimizerStepParams in kernels/optimizer.cc; each optimizer reads the
-// coefficients its update names.
+// The coefficient slots (kernels/optimizer.cc, Coefficient). Ten fit a
+// double Params in the 128 bytes of push constants every device has, so
+// SGD's two coefficients reuse slots that only Adam reads.
+const int kGradScale = 0;
+const int kSign = 1;               // -1 with maximize
+const int kWeightDecay = 2;        // added to the gradient (0 for AdamW)
+const int kLr = 3;                 // Adam: lr / (1 - beta1^t); Adagrad: lr / (1 + (t - 1) lr_decay)
+const int kEps = 4;
+const int kParamScale = 5;         // AdamW: 1 - lr * weight_decay
+const int kBeta2 = 6;
+const int kMWeight = 7;            // 1 - beta1
+const int kVWeight = 8;            // 1 - beta2
+const int kInvCorrection2Sqrt = 9; // 1 / sqrt(1 - beta2^t)
+const int kMomentum = kBeta2;      // SGD
+const int kGradWeight = kMWeight;  // SGD: 1 - dampening
+const int kCoefficients = 10;
+
+// OptimizerStepParams in kernels/optimizer.cc.
 layout(push_constant, std430) uniform Params {
   uvec2 param_addr;
   uvec2 grad_addr;
@@ -40,68 +58,57 @@ layout(push_constant, std430) uniform Params {
   uvec2 state_addr[3];
   uint numel;
   uint flags;
-  float grad_scale;
-  float sign;          // -1 with maximize
-  float weight_decay;  // added to the gradient (0 for AdamW)
-  float lr;            // Adam: lr / (1 - beta1^t); Adagrad: lr / (1 + (t - 1) lr_decay)
-  float eps;
-  float param_scale;   // AdamW: 1 - lr * weight_decay
-  float beta2;
-  float m_weight;      // 1 - beta1
-  float v_weight;      // 1 - beta2
-  float inv_correction2_sqrt;  // 1 / sqrt(1 - beta2^t)
-  float momentum;
-  float grad_weight;   // 1 - dampening
+  REAL c[kCoefficients];
 } p;
 
 // std::max(a, b) of the CPU kernel, NaN tested on the bits (GLSL's max
 // leaves NaN undefined): a unless a < b, so a NaN on either side gives a.
-float c_max(float a, float b) {
-  if (is_nan(a) || is_nan(b)) return a;
+REAL c_max(REAL a, REAL b) {
+  if (real_is_nan(a) || real_is_nan(b)) return a;
   return a < b ? b : a;
 }
 
-void adam_update(int at, float grad) {
-  const float pi = load_element(p.param_addr, at);
-  precise float gi = p.sign * grad + p.weight_decay * pi;
-  const float mi0 = load_element(p.state_addr[0], at);
-  precise float mi = (p.flags & kLerpFromStart) != 0u
-                         ? mi0 + p.m_weight * (gi - mi0)
-                         : gi - (gi - mi0) * (1.0 - p.m_weight);
+void adam_update(int at, REAL grad) {
+  const REAL pi = load_element(p.param_addr, at);
+  precise REAL gi = p.c[kSign] * grad + p.c[kWeightDecay] * pi;
+  const REAL mi0 = load_element(p.state_addr[0], at);
+  precise REAL mi = (p.flags & kLerpFromStart) != 0u
+                         ? mi0 + p.c[kMWeight] * (gi - mi0)
+                         : gi - (gi - mi0) * (REAL(1) - p.c[kMWeight]);
   store_element(p.state_addr[0], at, mi);
-  precise float vi = load_element(p.state_addr[1], at) * p.beta2 + p.v_weight * gi * gi;
+  precise REAL vi = load_element(p.state_addr[1], at) * p.c[kBeta2] + p.c[kVWeight] * gi * gi;
   store_element(p.state_addr[1], at, vi);
-  float second = vi;
+  REAL second = vi;
   if (kWithState) {
     second = c_max(load_element(p.state_addr[2], at), vi);
     store_element(p.state_addr[2], at, second);
   }
-  precise float denom = c_sqrt(second) * p.inv_correction2_sqrt + p.eps;
-  precise float updated = pi * p.param_scale - p.lr * mi / denom;
+  precise REAL denom = real_sqrt(second) * p.c[kInvCorrection2Sqrt] + p.c[kEps];
+  precise REAL updated = pi * p.c[kParamScale] - p.c[kLr] * mi / denom;
   store_element(p.param_addr, at, updated);
 }
 
-void sgd_update(int at, float grad) {
-  const float pi = load_element(p.param_addr, at);
-  precise float gi = p.sign * grad + pi * p.weight_decay;
-  precise float direction = gi;
+void sgd_update(int at, REAL grad) {
+  const REAL pi = load_element(p.param_addr, at);
+  precise REAL gi = p.c[kSign] * grad + pi * p.c[kWeightDecay];
+  precise REAL direction = gi;
   if (kWithState) {
-    precise float bi = (p.flags & kFirstStep) != 0u
+    precise REAL bi = (p.flags & kFirstStep) != 0u
                            ? gi
-                           : load_element(p.state_addr[0], at) * p.momentum + p.grad_weight * gi;
+                           : load_element(p.state_addr[0], at) * p.c[kMomentum] + p.c[kGradWeight] * gi;
     store_element(p.state_addr[0], at, bi);
-    direction = (p.flags & kNesterov) != 0u ? gi + p.momentum * bi : bi;
+    direction = (p.flags & kNesterov) != 0u ? gi + p.c[kMomentum] * bi : bi;
   }
-  precise float updated = pi - p.lr * direction;
+  precise REAL updated = pi - p.c[kLr] * direction;
   store_element(p.param_addr, at, updated);
 }
 
-void adagrad_update(int at, float grad) {
-  const float pi = load_element(p.param_addr, at);
-  precise float gi = p.sign * grad + pi * p.weight_decay;
-  precise float si = load_element(p.state_addr[0], at) + gi * gi;
+void adagrad_update(int at, REAL grad) {
+  const REAL pi = load_element(p.param_addr, at);
+  precise REAL gi = p.c[kSign] * grad + pi * p.c[kWeightDecay];
+  precise REAL si = load_element(p.state_addr[0], at) + gi * gi;
   store_element(p.state_addr[0], at, si);
-  precise float updated = pi - p.lr * gi / (c_sqrt(si) + p.eps);
+  precise REAL updated = pi - p.c[kLr] * gi / (real_sqrt(si) + p.c[kEps]);
   store_element(p.param_addr, at, updated);
 }
 
@@ -109,11 +116,11 @@ void main() {
   const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < p.numel; i += step) {
     const int at = int(i);
-    float grad = load_element(p.grad_addr, at);
+    REAL grad = load_element(p.grad_addr, at);
     // As PyTorch's fused kernels: the unscaled gradient is written back
     // (rounded to the storage type) and the update uses it unrounded.
     if ((p.flags & kUnscale) != 0u) {
-      precise float unscaled = grad / p.grad_scale;
+      precise REAL unscaled = grad / p.c[kGradScale];
       store_element(p.grad_addr, at, unscaled);
       grad = unscaled;
     }
