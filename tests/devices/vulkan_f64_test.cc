@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "devices/vulkan/vulkan_device.h"
@@ -35,7 +36,8 @@ int64_t f64_fallbacks() {
   for (const char* op : {"copy", "binary", "unary", "pointwise_binary", "ternary", "reduce",
                          "reduce_ext", "arg_reduce", "var_std", "bmm", "softmax",
                          "softmax_backward", "layer_norm", "layer_norm_backward", "batch_norm",
-                         "batch_norm_backward", "scan"}) {
+                         "batch_norm_backward", "scan", "scatter", "index_put",
+                         "embedding_dense_backward", "nll_loss", "nll_loss_backward"}) {
     n += fallback_count(op);
   }
   return n;
@@ -403,6 +405,65 @@ TEST_CASE("vulkan: f64 softmax and the norm layers match the CPU device", "[vulk
     check_close(bgid, bgi, rtol);
     check_close(bgwd, bgw, rtol);
     check_close(bgbd, bgb, rtol);
+  }
+  check_ran_natively_with_f64_shaders();
+}
+
+TEST_CASE("vulkan: f64 scatter folds, index_put accumulate, embedding backward and nll_loss match "
+          "the CPU device",
+          "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  Generator gen(9);
+  const TensorOptions f64(DType::kF64), i64(DType::kI64);
+  // Indices with repeats, so positions fold several values in index order:
+  // sums and products then round as the CPU's, and NaN wins in amax/amin.
+  Tensor self = randn({5, 8}, f64, &gen);
+  Tensor src = mul(randn({12, 8}, f64, &gen), 1e-9);
+  src.slice(0, 3, 4).fill_(std::nan(""));
+  Tensor index = randint(0, 5, {12, 8}, i64, &gen);
+  for (const char* reduce : {"sum", "prod", "mean", "amax", "amin"}) {
+    for (bool include_self : {true, false}) {
+      INFO(reduce << ", include_self " << include_self);
+      check_same(scatter_reduce(self.to(gpu()), 0, index.to(gpu()), src.to(gpu()), reduce,
+                                include_self),
+                 scatter_reduce(self, 0, index, src, reduce, include_self));
+    }
+  }
+  check_same(scatter_add(self.to(gpu()), 0, index.to(gpu()), src.to(gpu())),
+             scatter_add(self, 0, index, src));
+  // index_put with accumulate, and index_add, over repeated rows.
+  Tensor rows = randint(0, 5, {12}, i64, &gen);
+  check_same(index_put(self.to(gpu()), {rows.to(gpu())}, src.to(gpu()), /*accumulate=*/true),
+             index_put(self, {rows}, src, /*accumulate=*/true));
+  check_same(index_add(self.to(gpu()), 0, rows.to(gpu()), src.to(gpu())),
+             index_add(self, 0, rows, src));
+  // embedding's gradient sums each row's gradients in index order.
+  Tensor grad = randn({4, 9, 16}, f64, &gen);
+  Tensor tokens = randint(0, 6, {4, 9}, i64, &gen);
+  for (int64_t padding_idx : {-1, 2}) {
+    INFO("padding_idx " << padding_idx);
+    check_same(embedding_dense_backward(grad.to(gpu()), tokens.to(gpu()), 6, padding_idx),
+               embedding_dense_backward(grad, tokens, 6, padding_idx));
+  }
+  // nll_loss with class weights and an ignored target, every reduction;
+  // mean and sum add in a tree, so they match to rounding.
+  Tensor logp = log_softmax(randn({7, 5, 3}, f64, &gen), 1);
+  Tensor target = randint(0, 5, {7, 3}, i64, &gen);
+  target.select(0, 2).fill_(-100);
+  Tensor weight = rand({5}, f64, &gen);
+  for (const char* reduction : {"none", "mean", "sum"}) {
+    INFO(reduction);
+    auto [loss, total] = nll_loss_forward(logp, target, weight, reduction, -100);
+    auto [loss_d, total_d] =
+        nll_loss_forward(logp.to(gpu()), target.to(gpu()), weight.to(gpu()), reduction, -100);
+    check_close(loss_d, loss, 1e-14);
+    check_close(total_d, total, 1e-14);
+    Tensor g = std::string_view(reduction) == "none" ? randn({7, 3}, f64, &gen)
+                                                       : randn(Shape{}, f64, &gen);
+    check_close(nll_loss_backward(g.to(gpu()), logp.to(gpu()), target.to(gpu()), weight.to(gpu()),
+                                  reduction, -100, total_d),
+                nll_loss_backward(g, logp, target, weight, reduction, -100, total), 1e-14);
   }
   check_ran_natively_with_f64_shaders();
 }

@@ -1,9 +1,10 @@
 // embedding (every dtype, raw 1/2/4/8-byte moves) in shaders/embedding.comp
-// and embedding_dense_backward (f32, f16, bf16, accumulated in f32) in
-// shaders/embedding_backward.comp. Both range-check the indices on the
-// device first (index_bounds.comp, a 16-byte read-back) and raise the CPU
-// kernel's IndexError. f64 gradients, tensors whose offsets exceed 32 bits
-// and devices without 8/16/64-bit shader types stage through the host.
+// and embedding_dense_backward in shaders/embedding_backward.glsl (f32, f16,
+// bf16 accumulated in f32, on devices with 8/16/64-bit shader types; f64
+// in double, on devices with shaderFloat64). Both range-check the indices
+// on the device first (index_bounds.comp, a 16-byte read-back) and raise
+// the CPU kernel's IndexError. Tensors whose offsets exceed 32 bits, and
+// devices without those features, stage through the host.
 #include <algorithm>
 
 #include "devices/vulkan/kernels/host_staging.h"
@@ -105,8 +106,12 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   const Tensor flat = indices.reshape({n});
   const uint32_t wg = vk.pipelines().workgroup_size();
   const int64_t column_groups = (cols + wg - 1) / wg;
-  FloatKind kind;
-  if (!float_kind_of(grad.dtype(), &kind) || !vk.has_sized_shader_types() || !indices_fit(flat) ||
+  // f32, f16 and bf16 sum in f32 (kind is their FloatKind), f64 in double.
+  const bool f64 = grad.dtype() == DType::kF64;
+  FloatKind kind = FloatKind::kF32;
+  const bool has_shader = f64 ? vk.has_f64_shaders()
+                              : float_kind_of(grad.dtype(), &kind) && vk.has_sized_shader_types();
+  if (!has_shader || !indices_fit(flat) ||
       column_groups > kMaxWorkGroupsPerDim ||
       !reach_fits_int32(grad) || !reach_fits_int32(grad_weight) ||
       !check_indices(ctx, flat, rows, "embedding_dense_backward")) {
@@ -114,11 +119,11 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
     return;
   }
   if (grad_weight.numel() == 0) return;
-  // Sums run in f32 in acc: grad_weight itself when it is a contiguous f32,
-  // else a temporary converted at the end.
-  const bool in_place = kind == FloatKind::kF32 && grad_weight.is_contiguous();
-  Tensor acc = in_place ? grad_weight
-                        : empty({rows, cols}, TensorOptions(DType::kF32, ctx.device));
+  // Sums run in the compute type in acc: grad_weight itself when it is
+  // contiguous and of that type, else a temporary converted at the end.
+  const DType compute = f64 ? DType::kF64 : DType::kF32;
+  const bool in_place = grad_weight.dtype() == compute && grad_weight.is_contiguous();
+  Tensor acc = in_place ? grad_weight : empty({rows, cols}, TensorOptions(compute, ctx.device));
   acc.zero_();
 
   int64_t row_blocks =
@@ -145,13 +150,12 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   p.grad_weight_strides[1] = static_cast<int32_t>(grad_weight.stride(1));
   const uint32_t index64 = flat.dtype() == DType::kI64 ? 1u : 0u;
   const uint32_t subgroups = vk.info().subgroup_arithmetic ? 1u : 0u;
-  launch_groups(ctx, "embedding_backward",
-                {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
+  const char* shader = f64 ? "embedding_backward_f64" : "embedding_backward";
+  launch_groups(ctx, shader, {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
                 static_cast<uint32_t>(column_groups), static_cast<uint32_t>(row_blocks));
   if (in_place) return;
   p.n = static_cast<uint32_t>(rows * cols);
-  launch(ctx, "embedding_backward", {index64, static_cast<uint32_t>(kind), 1u, subgroups}, p,
-         rows * cols);
+  launch(ctx, shader, {index64, static_cast<uint32_t>(kind), 1u, subgroups}, p, rows * cols);
 }
 
 }  // namespace

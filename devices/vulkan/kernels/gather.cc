@@ -43,9 +43,8 @@ void gather_kernel(const KernelContext& ctx, Tensor& out, const Tensor& self, in
     base_strides[dim] = 0;
   }
   StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &index.strides(), &base_strides});
-  const bool words = words_only_moves(out.itemsize());
-  if ((!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
-      !layout.fits(kGatherMaxRank) || !reach_fits_int32(self)) {
+  const auto shader = moving_shader(ctx, "gather", out.itemsize());
+  if (!shader || !layout.fits(kGatherMaxRank) || !reach_fits_int32(self)) {
     run_on_host<kernels::Gather>(ctx, out, self, dim, index);
     return;
   }
@@ -63,8 +62,7 @@ void gather_kernel(const KernelContext& ctx, Tensor& out, const Tensor& self, in
     p.index_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.base_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, words ? "gather_words" : "gather", {static_cast<uint32_t>(out.itemsize())}, p,
-         layout.numel);
+  launch(ctx, *shader, {static_cast<uint32_t>(out.itemsize())}, p, layout.numel);
 }
 
 }  // namespace

@@ -72,8 +72,28 @@ bool add_kind_of(DType dtype, AddKind* kind) {
     case DType::kI32: *kind = AddKind::kWrap32; return true;
     case DType::kI64: *kind = AddKind::kWrap64; return true;
     case DType::kBool: *kind = AddKind::kBool; return true;
+    case DType::kF64: *kind = AddKind::kF64; return true;
     default: return false;
   }
+}
+
+std::optional<std::string> moving_shader(const KernelContext& ctx, std::string_view family,
+                                         size_t itemsize) {
+  if (words_only_moves(itemsize)) return std::string(family) + "_words";
+  if (!vulkan_context_of(ctx).has_sized_shader_types()) return std::nullopt;
+  return std::string(family);
+}
+
+std::optional<std::string> adding_shader(const KernelContext& ctx, std::string_view family,
+                                         AddKind kind) {
+  const VulkanContext& vk = vulkan_context_of(ctx);
+  if (words_only_adds(kind)) return std::string(family) + "_words";
+  if (kind == AddKind::kF64) {
+    if (!vk.has_f64_shaders()) return std::nullopt;
+    return std::string(family) + "_f64";
+  }
+  if (!vk.has_sized_shader_types()) return std::nullopt;
+  return std::string(family);
 }
 
 bool float_kind_of(DType dtype, FloatKind* kind) {

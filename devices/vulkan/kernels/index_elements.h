@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "runtime/core/tensor.h"
@@ -15,10 +17,27 @@ namespace tessera::vulkan {
 
 // The element kinds of shaders/index_elements.glsl (add_element, and
 // fold_element for the other scatter reductions).
-enum class AddKind : uint32_t { kF32, kF16, kBF16, kWrap8, kWrap16, kWrap32, kWrap64, kBool };
+enum class AddKind : uint32_t {
+  kF32, kF16, kBF16, kWrap8, kWrap16, kWrap32, kWrap64, kBool, kF64
+};
 
-// The shader's add kind for dtype; false for f64 (no f64 in our shaders).
+// The shader's add kind for dtype; false for a dtype without one.
 bool add_kind_of(DType dtype, AddKind* kind);
+
+// Which module of an indexing shader family moves elements of itemsize
+// bytes on this device: "<family>_words" for 4 and 8 bytes (every device),
+// "<family>" for 1 and 2 (8/16-bit shader types); nullopt where the device
+// lacks them.
+std::optional<std::string> moving_shader(const KernelContext& ctx, std::string_view family,
+                                         size_t itemsize);
+
+// Which module of an indexing shader family adds or folds `kind` on this
+// device: "<family>_words" for the kinds words_only_adds names (every
+// device), "<family>" for the other kinds but f64 (8/16/64-bit shader
+// types), "<family>_f64" for f64 (shaderFloat64); nullopt where the device
+// lacks what it needs.
+std::optional<std::string> adding_shader(const KernelContext& ctx, std::string_view family,
+                                         AddKind kind);
 
 // Whether the *_words.comp shaders (INDEX_WORDS_ONLY in
 // index_elements.glsl: no 8/16/64-bit shader types, so every device) move

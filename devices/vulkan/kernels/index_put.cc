@@ -3,13 +3,16 @@
 // element and values row) and shaders/index_put.glsl (one invocation per
 // element of self's remaining dims, looping over b in order: the CPU's
 // last-write-wins and summation order, no atomics). Every dtype moves as
-// raw elements; accumulate adds every dtype but f64. 4/8-byte moves and
-// f32/i32/i64 adds run on every device (index_put_words.comp), the rest
-// where the device has 8/16-bit shader types (index_put.comp). More than
-// 6 indexed dims, index shapes of rank > 6 or remaining dims of rank > 7
-// after coalescing, offsets beyond 32 bits, f64 accumulate and the sized
-// cases on devices without those types stage through the host.
+// raw elements and adds with accumulate. 4/8-byte moves and f32/i32/i64
+// adds run on every device (index_put_words.comp), f64 adds in double
+// where the device has shaderFloat64 (index_put_f64.comp), the rest where
+// it has 8/16-bit shader types (index_put.comp); see index_elements.h.
+// More than 6 indexed dims, index shapes of rank > 6 or remaining dims of
+// rank > 7 after coalescing, offsets beyond 32 bits, and kinds the device
+// has no module for stage through the host.
 #include <limits>
+#include <optional>
+#include <string>
 
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/index_elements.h"
@@ -66,13 +69,14 @@ void index_put_kernel(const KernelContext& ctx, Tensor& self, const Tensor& indi
   StridedLayout batch = coalesce(batch_sizes, {&batch_strides});
   StridedLayout rest = coalesce(rest_sizes, {&self_rest_strides, &value_rest_strides});
   AddKind add_kind = AddKind::kF32;
-  const bool add_ok = !accumulate || add_kind_of(self.dtype(), &add_kind);
-  const bool words =
-      accumulate ? words_only_adds(add_kind) : words_only_moves(self.itemsize());
-  if (!add_ok || (!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
-      k > kIndexPutMaxIndexed ||
-      !batch.fits(kIndexPutMaxBatchRank) || !rest.fits(kIndexPutMaxRestRank) ||
-      !reach_fits_int32(self) || !reach_fits_int32(values)) {
+  std::optional<std::string> shader;
+  if (!accumulate) {
+    shader = moving_shader(ctx, "index_put", self.itemsize());
+  } else if (add_kind_of(self.dtype(), &add_kind)) {
+    shader = adding_shader(ctx, "index_put", add_kind);
+  }
+  if (!shader || k > kIndexPutMaxIndexed || !batch.fits(kIndexPutMaxBatchRank) ||
+      !rest.fits(kIndexPutMaxRestRank) || !reach_fits_int32(self) || !reach_fits_int32(values)) {
     run_on_host<kernels::IndexPut>(ctx, self, indices, values, accumulate);
     return;
   }
@@ -109,7 +113,7 @@ void index_put_kernel(const KernelContext& ctx, Tensor& self, const Tensor& indi
     p.self_strides[d] = static_cast<int32_t>(rest.strides[0][d]);
     p.value_strides[d] = static_cast<int32_t>(rest.strides[1][d]);
   }
-  launch(ctx, words ? "index_put_words" : "index_put",
+  launch(ctx, *shader,
          {static_cast<uint32_t>(self.itemsize()), accumulate ? 1u : 0u,
           static_cast<uint32_t>(add_kind)},
          p, rest.numel);

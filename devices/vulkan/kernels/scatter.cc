@@ -1,12 +1,16 @@
 // scatter (kNone: every dtype as raw element moves; the folds kAdd, kMul,
-// kMax and kMin: every dtype but f64, rounding as the CPU kernel does) in
+// kMax and kMin: every dtype, rounding as the CPU kernel does) in
 // shaders/scatter.glsl: one invocation per line of index along dim,
 // looping over the line in order, which gives the CPU's last-write-wins
 // and folding order without atomics. 4/8-byte moves and f32/i32/i64 folds
-// run on every device (scatter_words.comp), the rest where the device has
-// 8/16/64-bit shader types (scatter.comp). Index layouts of rank > 4 after
-// coalescing (dim excluded), offsets beyond 32 bits, f64 folds and the
-// sized cases on devices without those types stage through the host.
+// run on every device (scatter_words.comp), f64 folds in double where the
+// device has shaderFloat64 (scatter_f64.comp), the rest where it has
+// 8/16/64-bit shader types (scatter.comp); see index_elements.h. Index
+// layouts of rank > 4 after coalescing (dim excluded), offsets beyond 32
+// bits, and kinds the device has no module for stage through the host.
+#include <optional>
+#include <string>
+
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/index_elements.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -60,14 +64,14 @@ void scatter_kernel(const KernelContext& ctx, Tensor& self, int64_t dim, const T
       coalesce(line_sizes, {&index.strides(), &src.strides(), &base_strides});
   AddKind kind = AddKind::kF32;
   const bool fold = reduce != ScatterReduce::kNone;
-  if (fold && !add_kind_of(self.dtype(), &kind)) {
-    run_on_host<kernels::Scatter>(ctx, self, dim, index, src, reduce);
-    return;
+  std::optional<std::string> shader;
+  if (!fold) {
+    shader = moving_shader(ctx, "scatter", self.itemsize());
+  } else if (add_kind_of(self.dtype(), &kind)) {
+    shader = adding_shader(ctx, "scatter", kind);
   }
-  const bool words = fold ? words_only_adds(kind) : words_only_moves(self.itemsize());
-  if ((!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
-      !layout.fits(kScatterMaxRank) ||
-      !reach_fits_int32(self) || !reach_fits_int32(index) || !reach_fits_int32(src)) {
+  if (!shader || !layout.fits(kScatterMaxRank) || !reach_fits_int32(self) ||
+      !reach_fits_int32(index) || !reach_fits_int32(src)) {
     run_on_host<kernels::Scatter>(ctx, self, dim, index, src, reduce);
     return;
   }
@@ -88,7 +92,7 @@ void scatter_kernel(const KernelContext& ctx, Tensor& self, int64_t dim, const T
     p.src_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
     p.base_strides[d] = static_cast<int32_t>(layout.strides[2][d]);
   }
-  launch(ctx, words ? "scatter_words" : "scatter",
+  launch(ctx, *shader,
          {static_cast<uint32_t>(self.itemsize()), static_cast<uint32_t>(reduce),
           static_cast<uint32_t>(kind), is_signed(self.dtype()) ? 1u : 0u},
          p, layout.numel);

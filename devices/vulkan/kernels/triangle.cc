@@ -35,9 +35,8 @@ void triangle_kernel(const KernelContext& ctx, Tensor& out, const Tensor& in, in
                      bool upper) {
   if (out.numel() == 0) return;
   StridedLayout layout = coalesce(out.sizes(), {&out.strides(), &in.strides()});
-  const bool words = words_only_moves(out.itemsize());
-  if (out.dim() < 2 || (!words && !vulkan_context_of(ctx).has_sized_shader_types()) ||
-      !layout.fits(kTriangleMaxRank)) {
+  const auto shader = moving_shader(ctx, "triangle", out.itemsize());
+  if (out.dim() < 2 || !shader || !layout.fits(kTriangleMaxRank)) {
     run_on_host<kernels::Triangle>(ctx, out, in, diagonal, upper);
     return;
   }
@@ -57,7 +56,7 @@ void triangle_kernel(const KernelContext& ctx, Tensor& out, const Tensor& in, in
     p.out_strides[d] = static_cast<int32_t>(layout.strides[0][d]);
     p.in_strides[d] = static_cast<int32_t>(layout.strides[1][d]);
   }
-  launch(ctx, words ? "triangle_words" : "triangle",
+  launch(ctx, *shader,
          {static_cast<uint32_t>(out.itemsize()), upper ? 1u : 0u}, p, layout.numel);
 }
 

@@ -8,7 +8,12 @@
 // 8-byte elements and the f32 / 32 / 64-bit integer adds exist, read as
 // 32-bit words, so the module needs no 8/16/64-bit shader types and runs
 // on every device; the full set needs them (has_sized_shader_types).
+// With INDEX_F64 defined (the *_f64.comp shaders) f64 adds and folds exist
+// too, in double, and the module needs shaderFloat64.
 #include "half_rounding.glsl"
+#ifdef INDEX_F64
+#include "doubles.glsl"
+#endif
 
 // dst[d] = src[s] for elements of `size` bytes (a specialization constant
 // at every call, so the switch folds away).
@@ -39,7 +44,7 @@ void store_bits(uint size, uvec2 dst, int d, uvec2 value) {
 // Integers add with wrap-around, which is the same for signed and unsigned
 // operands of one width; bool adds as logical or.
 const uint kAddF32 = 0, kAddF16 = 1, kAddBF16 = 2, kAddWrap8 = 3, kAddWrap16 = 4,
-           kAddWrap32 = 5, kAddWrap64 = 6, kAddBool = 7;
+           kAddWrap32 = 5, kAddWrap64 = 6, kAddBool = 7, kAddF64 = 8;
 
 // f32 -> bfloat16 bits, round to nearest even, NaN kept quiet (as
 // BFloat16::from_float).
@@ -80,6 +85,9 @@ void add_element(uint kind, uvec2 dst, int d, uvec2 src, int s) {
       Bytes(dst).v[d] = uint8_t(either ? 1 : 0);
       break;
     }
+#endif
+#ifdef INDEX_F64
+    case kAddF64: Doubles(dst).v[d] = Doubles(dst).v[d] + Doubles(src).v[s]; break;
 #endif
     default: break;
   }
@@ -196,6 +204,18 @@ void fold_element(uint kind, uint op, bool is_signed, uvec2 dst, int d, uvec2 sr
     case kAddBool: {
       const bool a = Bytes(dst).v[d] != uint8_t(0), b = Bytes(src).v[s] != uint8_t(0);
       Bytes(dst).v[d] = uint8_t((op == kFoldMax ? a || b : a && b) ? 1 : 0);
+      break;
+    }
+#endif
+#ifdef INDEX_F64
+    case kAddF64: {
+      const double a = Doubles(dst).v[d], b = Doubles(src).v[s];
+      if (op == kFoldMul) {
+        Doubles(dst).v[d] = a * b;
+      } else if (!double_is_nan(a) &&
+                 (double_is_nan(b) || (op == kFoldMax ? a < b : b < a))) {  // NaN tested on the bits
+        Doubles(dst).v[d] = b;
+      }
       break;
     }
 #endif
