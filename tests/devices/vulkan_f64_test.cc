@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,7 +38,9 @@ int64_t f64_fallbacks() {
                          "reduce_ext", "arg_reduce", "var_std", "bmm", "softmax",
                          "softmax_backward", "layer_norm", "layer_norm_backward", "batch_norm",
                          "batch_norm_backward", "scan", "scatter", "index_put",
-                         "embedding_dense_backward", "nll_loss", "nll_loss_backward"}) {
+                         "embedding_dense_backward", "nll_loss", "nll_loss_backward",
+                         "max_pool2d_with_indices", "max_pool2d_with_indices_backward",
+                         "avg_pool2d", "avg_pool2d_backward", "conv2d", "conv2d_backward"}) {
     n += fallback_count(op);
   }
   return n;
@@ -464,6 +467,59 @@ TEST_CASE("vulkan: f64 scatter folds, index_put accumulate, embedding backward a
     check_close(nll_loss_backward(g.to(gpu()), logp.to(gpu()), target.to(gpu()), weight.to(gpu()),
                                   reduction, -100, total_d),
                 nll_loss_backward(g, logp, target, weight, reduction, -100, total), 1e-14);
+  }
+  check_ran_natively_with_f64_shaders();
+}
+
+TEST_CASE("vulkan: f64 convolution and pooling match the CPU device", "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  Generator gen(10);
+  const TensorOptions f64(DType::kF64);
+  // Values 1e-12 apart, which f32 would merge; a NaN, which wins its windows.
+  Tensor x = add(mul(randn({2, 3, 9, 11}, f64, &gen), 1e-12), 1.0);
+  x.select(0, 1).select(0, 2).select(0, 4).select(0, 5).fill_(std::nan(""));
+  const Tensor xd = x.to(gpu());
+  // Convolution, grouped, strided, padded and dilated, forward and every
+  // gradient: the GEMMs sum in double in another order than the CPU's.
+  {
+    Tensor input = randn({2, 4, 9, 11}, f64, &gen), weight = randn({6, 2, 3, 2}, f64, &gen);
+    Tensor bias = randn({6}, f64, &gen);
+    const Shape stride{2, 1}, padding{1, 2}, dilation{1, 2};
+    const Tensor y = conv2d(input, weight, bias, stride, padding, dilation, 2);
+    check_close(conv2d(input.to(gpu()), weight.to(gpu()), bias.to(gpu()), stride, padding,
+                       dilation, 2),
+                y, 1e-13);
+    const Tensor g = randn(y.sizes(), f64, &gen);
+    auto [gi, gw, gb] = convolution_backward(g, input, weight, stride, padding, dilation, 2);
+    auto [gid, gwd, gbd] = convolution_backward(g.to(gpu()), input.to(gpu()), weight.to(gpu()),
+                                                stride, padding, dilation, 2);
+    check_close(gid, gi, 1e-13);
+    check_close(gwd, gw, 1e-13);
+    check_close(gbd, gb, 1e-13);
+  }
+  // Max pooling with padding, stride and dilation: the maxima, their
+  // indices, and the gradient summed where windows share a maximum.
+  auto [y, idx] = max_pool2d_with_indices(x, {3, 2}, {2, 1}, {1, 1}, {1, 2});
+  auto [yd, idxd] = max_pool2d_with_indices(xd, {3, 2}, {2, 1}, {1, 1}, {1, 2});
+  check_same(yd, y);
+  CHECK(equal(idxd.to(host_device()), idx));
+  Tensor g = randn(y.sizes(), f64, &gen);
+  check_same(max_pool2d_with_indices_backward(g.to(gpu()), xd, idxd),
+             max_pool2d_with_indices_backward(g, x, idx));
+  // Average pooling, each divisor rule, forward and backward; sums run in
+  // the CPU's order, so they match to the bit.
+  for (bool count_include_pad : {true, false}) {
+    for (std::optional<int64_t> divisor : {std::optional<int64_t>(), std::optional<int64_t>(5)}) {
+      INFO("count_include_pad " << count_include_pad << ", divisor " << divisor.value_or(0));
+      const Tensor a = avg_pool2d(x, {3, 3}, {2, 2}, {1, 1}, false, count_include_pad, divisor);
+      check_same(avg_pool2d(xd, {3, 3}, {2, 2}, {1, 1}, false, count_include_pad, divisor), a);
+      const Tensor ga = randn(a.sizes(), f64, &gen);
+      check_same(avg_pool2d_backward(ga.to(gpu()), xd, {3, 3}, {2, 2}, {1, 1}, false,
+                                     count_include_pad, divisor),
+                 avg_pool2d_backward(ga, x, {3, 3}, {2, 2}, {1, 1}, false, count_include_pad,
+                                     divisor));
+    }
   }
   check_ran_natively_with_f64_shaders();
 }

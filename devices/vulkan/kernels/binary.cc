@@ -69,23 +69,23 @@ void binary_kernel(const KernelContext& ctx, BinaryOp op, Tensor& out, const Ten
     launch(ctx, "binary_f32", {static_cast<uint32_t>(op)}, p, layout.numel);
     return;
   }
-  if (dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
-    BinaryParams p{};  // binary_f64.comp's layout is binary.comp's
-    fill_layout(p, layout, out, a, b);
-    p.alpha = encode_scalar(alpha, dtype);
-    launch(ctx, "binary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
-    return;
-  }
+  // The typed shaders, one layout: binary_f64.comp (every op) for f64 where
+  // the device has shaderFloat64, binary.comp for the element kinds.
+  const bool f64 = dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders();
   const std::optional<ElementKind> kind = element_kind(dtype);
-  if (!kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
-      !typed_shader_handles(op, dtype)) {
+  if (!f64 && (!kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
+               !typed_shader_handles(op, dtype))) {
     run_on_host<kernels::Binary>(ctx, op, out, a, b, alpha);
     return;
   }
   BinaryParams p{};
   fill_layout(p, layout, out, a, b);
   p.alpha = encode_scalar(alpha, dtype);
-  launch(ctx, "binary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  if (f64) {
+    launch(ctx, "binary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+  } else {
+    launch(ctx, "binary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  }
 }
 
 }  // namespace

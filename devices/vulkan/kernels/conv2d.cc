@@ -1,4 +1,4 @@
-// conv2d and its backward for f32 on the device, as im2col + the shared
+// conv2d and its backward on the device, as im2col + the shared
 // GEMM (gemm.h) + col2im, chunked over the batch so the column buffer (a
 // device temporary) stays near kColumnBudget elements:
 //  - forward: columns = im2col(input chunk) [C*kh*kw][n][oh*ow]; per group,
@@ -9,11 +9,16 @@
 //  - grad_input: per group, column grads = weight[g]^T @ grad_out[g], then
 //    col2im gathers each input element's taps (no atomics).
 // Sums are f32, deterministic. f16 and bf16 run the same f32 path on
-// widened copies (widened_f32.h). Other dtypes, and tensors whose offsets or
-// sizes overflow the shaders' 32-bit arithmetic, stage through the host.
+// widened copies (widened_f32.h). f64 runs it in double (the _f64 shaders
+// and GEMM) where the device has shaderFloat64. Other dtypes, and tensors
+// whose offsets or sizes overflow the shaders' 32-bit arithmetic, stage
+// through the host.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "devices/vulkan/kernels/gemm.h"
 #include "devices/vulkan/kernels/host_staging.h"
@@ -27,11 +32,12 @@ namespace tessera::vulkan {
 namespace {
 
 constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
-// Column buffer elements per chunk (64 MiB of f32); a chunk holds at least
-// one image.
+// Column buffer elements per chunk (64 MiB of f32, 128 MiB of f64); a
+// chunk holds at least one image.
 constexpr int64_t kColumnBudget = int64_t{16} << 20;
 
 struct ConvGeometry {
+  DType dtype;                   // of every tensor: f32 or f64
   int64_t n, cin, h, w;          // input
   int64_t cout, cin_g, kh, kw;   // weight
   int64_t oh, ow;                // output
@@ -69,17 +75,35 @@ bool fits_int32(const Tensor& t) {
   return last <= kInt32Max;
 }
 
-bool is_f32(const Tensor& t) { return !t.defined() || t.dtype() == DType::kF32; }
+// The compute dtype of a call whose tensors all have the dtype of
+// `first`: f32, or f64 where the device has shaderFloat64; nullopt when the
+// shaders cannot take them.
+std::optional<DType> shader_dtype(const KernelContext& ctx, const Tensor& first,
+                                  std::initializer_list<const Tensor*> others) {
+  const DType dtype = first.dtype();
+  if (dtype != DType::kF32 &&
+      !(dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders())) {
+    return std::nullopt;
+  }
+  if (!all_defined_have(dtype, others)) return std::nullopt;
+  return dtype;
+}
+
+// The shader of a conv body for dtype: "<body>_f32" or "<body>_f64".
+std::string shader_for(std::string_view body, DType dtype) {
+  return std::string(body) + (dtype == DType::kF64 ? "_f64" : "_f32");
+}
 
 // The geometry, or false when the shaders cannot take it.
-bool conv_geometry(const Tensor& input, const Tensor& weight, const Tensor& out,
+bool conv_geometry(DType dtype, const Tensor& input, const Tensor& weight, const Tensor& out,
                    const Shape& stride, const Shape& padding, const Shape& dilation,
                    int64_t groups, ConvGeometry* g) {
   if (input.dim() != 4 || weight.dim() != 4 || out.dim() != 4 || stride.size() != 2 ||
       padding.size() != 2 || dilation.size() != 2 || groups < 1) {
     return false;
   }
-  *g = ConvGeometry{input.size(0), input.size(1), input.size(2),  input.size(3),
+  *g = ConvGeometry{dtype,
+                    input.size(0), input.size(1), input.size(2),  input.size(3),
                     weight.size(0), weight.size(1), weight.size(2), weight.size(3),
                     out.size(2),   out.size(3),    stride[0],      stride[1],
                     padding[0],    padding[1],     dilation[0],    dilation[1], groups};
@@ -97,7 +121,7 @@ ConvParams conv_params(const ConvGeometry& g, const Tensor& image, int64_t n0, i
                        const Tensor& columns, int64_t numel) {
   ConvParams p{};
   p.image = reinterpret_cast<uint64_t>(image.data_ptr()) +
-            static_cast<uint64_t>(n0 * image.stride(0)) * sizeof(float);
+            static_cast<uint64_t>(n0 * image.stride(0)) * image.itemsize();
   p.columns = reinterpret_cast<uint64_t>(columns.data_ptr());
   p.numel = static_cast<uint32_t>(numel);
   p.batch = static_cast<uint32_t>(batch);
@@ -129,13 +153,14 @@ void im2col(const KernelContext& ctx, const ConvGeometry& g, const Tensor& input
       static_cast<uint32_t>(std::min((g.plane() + group_size - 1) / group_size, max_groups));
   const auto groups_y = static_cast<uint32_t>(std::min(g.cin * g.kh * g.kw, max_groups));
   const auto groups_z = static_cast<uint32_t>(std::min(nc, max_groups));
-  launch_groups(ctx, "im2col_f32", {}, conv_params(g, input, n0, nc, columns, 0), groups_x,
-                groups_y, groups_z);
+  launch_groups(ctx, shader_for("im2col", g.dtype), {}, conv_params(g, input, n0, nc, columns, 0),
+                groups_x, groups_y, groups_z);
 }
 
-// A pointer `elems` f32 elements past t's data (null stays null: dry runs).
-const float* at(const Tensor& t, int64_t elems) {
-  return t.defined() ? static_cast<const float*>(t.data_ptr()) + elems : nullptr;
+// A pointer `elems` elements past t's data (null stays null: dry runs).
+const void* at(const Tensor& t, int64_t elems) {
+  if (!t.defined()) return nullptr;
+  return static_cast<const char*>(t.data_ptr()) + elems * static_cast<int64_t>(t.itemsize());
 }
 
 // The GEMMs of one convolution call go through here: in a dry run it only
@@ -158,13 +183,13 @@ bool plane_is_flat(const Tensor& t) {
   return t.stride(3) == 1 && (t.size(2) <= 1 || t.stride(2) == t.size(3));
 }
 
-Tensor empty_f32(const Shape& sizes, const KernelContext& ctx) {
-  return empty(sizes, TensorOptions(DType::kF32, ctx.device));
+Tensor empty_of(const ConvGeometry& g, const Shape& sizes, const KernelContext& ctx) {
+  return empty(sizes, TensorOptions(g.dtype, ctx.device));
 }
 
 // The output of conv2d_forward: a plane-flat [N, Cout, oh * ow] view.
 struct OutputView {
-  float* data;  // null in a dry run
+  char* data;  // null in a dry run
   int64_t batch_stride, channel_stride;
 };
 
@@ -178,11 +203,12 @@ void conv2d_forward(const KernelContext& ctx, GemmRunner& gemm, const ConvGeomet
   for (int64_t n0 = 0; n0 < g.n; n0 += chunk) {
     const int64_t nc = std::min(chunk, g.n - n0);
     if (!gemm.dry_run) {
-      if (!columns.defined()) columns = empty_f32({g.cin * g.kh * g.kw * chunk * plane}, ctx);
+      if (!columns.defined()) columns = empty_of(g, {g.cin * g.kh * g.kw * chunk * plane}, ctx);
       im2col(ctx, g, input, n0, nc, columns);
     }
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       GemmProblem pr;
+      pr.dtype = g.dtype;
       pr.batch = nc;
       pr.m = g.cout_g();
       pr.n = plane;
@@ -190,7 +216,8 @@ void conv2d_forward(const KernelContext& ctx, GemmRunner& gemm, const ConvGeomet
       pr.a = {at(weight, grp * g.cout_g() * rows_g), 0, rows_g, 1};
       pr.b = {at(columns, grp * rows_g * nc * plane), plane, nc * plane, 1};
       const int64_t c_offset = n0 * out.batch_stride + grp * g.cout_g() * out.channel_stride;
-      pr.c = {out.data ? out.data + c_offset : nullptr, out.batch_stride, out.channel_stride, 1};
+      const int64_t c_bytes = c_offset * static_cast<int64_t>(itemsize(g.dtype));
+      pr.c = {out.data ? out.data + c_bytes : nullptr, out.batch_stride, out.channel_stride, 1};
       if (bias.defined()) {
         pr.bias = at(bias, grp * g.cout_g() * bias.stride(0));
         pr.bias_stride = bias.stride(0);
@@ -212,8 +239,9 @@ void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input,
     return;
   }
   ConvGeometry g;
-  bool native = is_f32(out) && is_f32(input) && is_f32(weight) && is_f32(bias) &&
-                conv_geometry(input, weight, out, stride, padding, dilation, groups, &g) &&
+  const auto dtype = shader_dtype(ctx, out, {&input, &weight, &bias});
+  bool native = dtype &&
+                conv_geometry(*dtype, input, weight, out, stride, padding, dilation, groups, &g) &&
                 fits_int32(input) && fits_int32(weight) && fits_int32(out) && fits_int32(bias);
   // The GEMMs write out directly when its planes are flat, else a
   // contiguous temporary copied into it.
@@ -232,9 +260,10 @@ void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input,
   // The weight as [Cout, Cin/groups * kh * kw] rows.
   const Tensor w = weight.contiguous();
   GemmRunner gemm{ctx, /*dry_run=*/false};
-  Tensor y = direct ? out : empty_f32(out.sizes(), ctx);
-  conv2d_forward(ctx, gemm, g, OutputView{static_cast<float*>(y.data_ptr()), y.stride(0), y.stride(1)},
-                 input, w, bias);
+  Tensor y = direct ? out : empty_of(g, out.sizes(), ctx);
+  conv2d_forward(ctx, gemm, g,
+                 OutputView{static_cast<char*>(y.data_ptr()), y.stride(0), y.stride(1)}, input, w,
+                 bias);
   if (!direct) out.copy_(y);
 }
 
@@ -251,7 +280,8 @@ void conv2d_bias_grad(const KernelContext& ctx, Tensor& grad_bias, const Tensor&
   p.channels = static_cast<uint32_t>(grad_out.size(1));
   p.plane = static_cast<uint32_t>(grad_out.size(2) * grad_out.size(3));
   p.grad_bias_stride = static_cast<int32_t>(grad_bias.stride(0));
-  launch_groups(ctx, "conv2d_bias_grad_f32", {}, p, static_cast<uint32_t>(grad_bias.size(0)));
+  launch_groups(ctx, shader_for("conv2d_bias_grad", grad_out.dtype()), {}, p,
+                static_cast<uint32_t>(grad_bias.size(0)));
 }
 
 // The backward's GEMMs and shader launches (or their dry run). go is
@@ -268,12 +298,13 @@ void conv2d_backward_gemms(const KernelContext& ctx, GemmRunner& gemm, const Con
     const int64_t nc = std::min(chunk, g.n - n0);
     if (want_weight) {
       if (!gemm.dry_run) {
-        if (!columns.defined()) columns = empty_f32({col_elems}, ctx);
+        if (!columns.defined()) columns = empty_of(g, {col_elems}, ctx);
         im2col(ctx, g, input, n0, nc, columns);
       }
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         // grad_weight[g] (+)= go_t[g, n0:n0+nc] [cout_g, nc*plane] @ columns[g]^T.
         GemmProblem pr;
+        pr.dtype = g.dtype;
         pr.m = cout_g;
         pr.n = rows_g;
         pr.k = nc * plane;
@@ -285,10 +316,11 @@ void conv2d_backward_gemms(const KernelContext& ctx, GemmRunner& gemm, const Con
       }
     }
     if (want_input) {
-      if (!gemm.dry_run && !column_grads.defined()) column_grads = empty_f32({col_elems}, ctx);
+      if (!gemm.dry_run && !column_grads.defined()) column_grads = empty_of(g, {col_elems}, ctx);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         // column_grads[g][n] = weight[g]^T [rows_g, cout_g] @ go[n, g] [cout_g, plane].
         GemmProblem pr;
+        pr.dtype = g.dtype;
         pr.batch = nc;
         pr.m = rows_g;
         pr.n = plane;
@@ -300,7 +332,7 @@ void conv2d_backward_gemms(const KernelContext& ctx, GemmRunner& gemm, const Con
       }
       if (!gemm.dry_run) {
         const int64_t image_numel = nc * g.cin * g.h * g.w;
-        launch(ctx, "col2im_f32", {},
+        launch(ctx, shader_for("col2im", g.dtype), {},
                conv_params(g, grad_input, n0, nc, column_grads, image_numel), image_numel);
       }
     }
@@ -322,9 +354,11 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
     return;
   }
   ConvGeometry g;
-  bool native = is_f32(grad_input) && is_f32(grad_weight) && is_f32(grad_bias) &&
-                is_f32(grad_out) && is_f32(input) && is_f32(weight) &&
-                conv_geometry(input, weight, grad_out, stride, padding, dilation, groups, &g) &&
+  const auto dtype =
+      shader_dtype(ctx, grad_out, {&grad_input, &grad_weight, &grad_bias, &input, &weight});
+  bool native = dtype &&
+                conv_geometry(*dtype, input, weight, grad_out, stride, padding, dilation, groups,
+                              &g) &&
                 fits_int32(grad_input) && fits_int32(grad_weight) && fits_int32(grad_bias) &&
                 fits_int32(grad_out) && fits_int32(input) && fits_int32(weight) &&
                 g.cout <= kMaxWorkGroupsPerDim;
@@ -355,7 +389,7 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
   if (grad_bias.defined() && grad_bias.numel() > 0) conv2d_bias_grad(ctx, grad_bias, go);
   const Tensor go_t = want_weight ? grad_out.transpose(0, 1).contiguous() : Tensor();
   const Tensor w = weight.contiguous();
-  Tensor gw = want_weight && !grad_weight.is_contiguous() ? empty_f32(grad_weight.sizes(), ctx)
+  Tensor gw = want_weight && !grad_weight.is_contiguous() ? empty_of(g, grad_weight.sizes(), ctx)
                                                           : grad_weight;
   Tensor gi = grad_input;
   GemmRunner gemm{ctx, /*dry_run=*/false};

@@ -189,17 +189,12 @@ void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Ten
   const bool dtypes_ok =
       b.dtype() == dtype && out.dtype() == (is_bool_valued(op) ? DType::kBool : dtype);
   if (dtypes_ok && dtype == DType::kF32 && launch_f32(ctx, op, out, a, b, layout, p0)) return;
-  // pointwise_f64.comp has every floating op: typed_shader_handles's set.
-  if (dtypes_ok && dtype == DType::kF64 && typed_shader_handles(op, dtype) &&
-      vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kPointwiseMaxRank)) {
-    PointwiseParams p{};  // pointwise_f64.comp's layout is pointwise.comp's
-    fill_layout(p, layout, out, a, b);
-    if (op == PointwiseBinaryOp::kThresholdBackward) p.p0 = encode_scalar(p0, dtype);
-    launch(ctx, "pointwise_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
-    return;
-  }
+  // The typed shaders, one layout: pointwise_f64.comp (every floating op,
+  // typed_shader_handles's set) for f64 where the device has shaderFloat64,
+  // pointwise.comp for the element kinds.
+  const bool f64 = dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders();
   const std::optional<ElementKind> kind = element_kind(dtype);
-  if (!dtypes_ok || !kind || !vulkan_context_of(ctx).has_sized_shader_types() ||
+  if (!dtypes_ok || !(f64 || (kind && vulkan_context_of(ctx).has_sized_shader_types())) ||
       !typed_shader_handles(op, dtype) || !layout.fits(kPointwiseMaxRank)) {
     run_on_host<kernels::PointwiseBinary>(ctx, op, out, a, b, p0);
     return;
@@ -214,7 +209,11 @@ void pointwise_binary_kernel(const KernelContext& ctx, PointwiseBinaryOp op, Ten
     zero_divisor_flag = zeros({1}, TensorOptions(DType::kI32, ctx.device));
     p.zero_divisor_flag = reinterpret_cast<uint64_t>(zero_divisor_flag.data_ptr());
   }
-  launch(ctx, "pointwise", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  if (f64) {
+    launch(ctx, "pointwise_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+  } else {
+    launch(ctx, "pointwise", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  }
   if (zero_divisor_flag.defined()) {
     TESSERA_CHECK(zero_divisor_flag.item<int32_t>() == 0, ValueError, kernels::info(op).name,
                   ": ZeroDivisionError: integer division by zero (", describe(a), " by ",

@@ -1,17 +1,22 @@
-// max_pool2d_with_indices, avg_pool2d and their backward for f32: the
-// forwards and avg's backward run one invocation per output element
-// (shaders/pool_max_f32.comp, pool_avg_f32.comp, pool_avg_backward_f32.comp,
-// which gathers from the windows covering each input element); max's
-// backward runs one invocation per (n, c) plane scattering its grad_out in
-// order (it gets indices, not windows). No atomics. f16 and bf16 run the
-// f32 shaders on widened copies (widened_f32.h), and so do max pooling's
-// 8- and 16-bit integers, which f32 holds exactly (a maximum and its index
-// do not depend on the type then). Other dtypes, outputs
-// that are not contiguous, offsets beyond 32 bits, and (for the int64
-// indices) devices without 64-bit shader types stage through the host.
-// Max's backward skips out-of-range indices where the CPU raises.
+// max_pool2d_with_indices, avg_pool2d and their backward for f32, and f64
+// where the device has shaderFloat64: the forwards and avg's backward run
+// one invocation per output element (shaders/pool_max.glsl,
+// pool_avg_forward.glsl, pool_avg_backward.glsl, which gathers from the
+// windows covering each input element); max's backward runs one
+// invocation per (n, c) plane scattering its grad_out in order (it gets
+// indices, not windows). No atomics. Each body has an _f32 and an _f64
+// shader. f16 and bf16 run the f32 shaders on widened copies
+// (widened_f32.h), and so do max pooling's 8- and 16-bit integers, which
+// f32 holds exactly (a maximum and its index do not depend on the type
+// then). Other dtypes, outputs that are not contiguous, offsets beyond 32
+// bits, and (for the int64 indices) devices without 64-bit shader types
+// stage through the host. Max's backward skips out-of-range indices where
+// the CPU raises.
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"
@@ -48,6 +53,20 @@ bool max_pool_widens(DType dtype) {
   return is_half(dtype) || dtype == DType::kU8 || dtype == DType::kI8 || dtype == DType::kI16;
 }
 
+// The shader of a pooling body for tensors of dtype on this device:
+// "<body>_f32" for f32, "<body>_f64" for f64 where the device has
+// shaderFloat64, else nullopt. Both write int64 indices where they have
+// them, which shaderFloat64 devices (has_f64_shaders) and the checks below
+// ensure.
+std::optional<std::string> pool_shader(const KernelContext& ctx, std::string_view body,
+                                       DType dtype) {
+  if (dtype == DType::kF32) return std::string(body) + "_f32";
+  if (dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
+    return std::string(body) + "_f64";
+  }
+  return std::nullopt;
+}
+
 uint64_t address(const Tensor& t) { return reinterpret_cast<uint64_t>(t.data_ptr()); }
 
 void strides_of(const Tensor& t, int32_t* out) {
@@ -71,8 +90,8 @@ void max_pool2d_kernel(const KernelContext& ctx, Tensor& out, Tensor& indices,
     round_into(out, y);
     return;
   }
-  const bool native = input.dtype() == DType::kF32 && out.dtype() == DType::kF32 &&
-                      indices.dtype() == DType::kI64 &&
+  const auto shader = pool_shader(ctx, "pool_max", input.dtype());
+  const bool native = shader && out.dtype() == input.dtype() && indices.dtype() == DType::kI64 &&
                       vulkan_context_of(ctx).has_sized_shader_types() && addressable(input) &&
                       addressable(out) && addressable(indices) && out.is_contiguous() &&
                       indices.is_contiguous() && fits_int32(kernel) && fits_int32(stride) &&
@@ -101,7 +120,7 @@ void max_pool2d_kernel(const KernelContext& ctx, Tensor& out, Tensor& indices,
   p.dilation_h = static_cast<int32_t>(dilation[0]);
   p.dilation_w = static_cast<int32_t>(dilation[1]);
   strides_of(input, p.input_strides);
-  launch(ctx, "pool_max_f32", {}, p, out.numel());
+  launch(ctx, *shader, {}, p, out.numel());
 }
 
 struct MaxPoolBackwardParams {
@@ -120,7 +139,8 @@ void max_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
     round_into(grad_input, gi);
     return;
   }
-  const bool native = grad_input.dtype() == DType::kF32 && grad_out.dtype() == DType::kF32 &&
+  const auto shader = pool_shader(ctx, "pool_max_backward", grad_out.dtype());
+  const bool native = shader && grad_input.dtype() == grad_out.dtype() &&
                       indices.dtype() == DType::kI64 &&
                       vulkan_context_of(ctx).has_sized_shader_types() &&
                       addressable(grad_input) && addressable(grad_out) &&
@@ -140,7 +160,7 @@ void max_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
   p.out_w = static_cast<uint32_t>(grad_out.size(3));
   strides_of(grad_out, p.grad_out_strides);
   strides_of(indices, p.indices_strides);
-  launch(ctx, "pool_max_backward_f32", {}, p, p.planes);
+  launch(ctx, *shader, {}, p, p.planes);
 }
 
 // Matches pool_avg.glsl.
@@ -159,7 +179,7 @@ bool avg_pool_params(const Tensor& dst, const Tensor& src, const Tensor& input_s
                      const Tensor& out_sized, const Shape& kernel, const Shape& stride,
                      const Shape& padding, bool count_include_pad, int64_t divisor_override,
                      AvgPoolParams* p) {
-  if (dst.dtype() != DType::kF32 || src.dtype() != DType::kF32 || !addressable(dst) ||
+  if (dst.dtype() != src.dtype() || !addressable(dst) ||
       !addressable(src) || !dst.is_contiguous() || !fits_int32(kernel) || !fits_int32(stride) ||
       !fits_int32(padding) || stride[0] < 1 || stride[1] < 1 || divisor_override < INT32_MIN ||
       divisor_override > kInt32Max) {
@@ -198,13 +218,14 @@ void avg_pool2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& inpu
     return;
   }
   AvgPoolParams p;
-  if (!avg_pool_params(out, input, input, out, kernel, stride, padding, count_include_pad,
-                       divisor_override, &p)) {
+  const auto shader = pool_shader(ctx, "pool_avg", input.dtype());
+  if (!shader || !avg_pool_params(out, input, input, out, kernel, stride, padding,
+                                  count_include_pad, divisor_override, &p)) {
     run_on_host<kernels::AvgPool2d>(ctx, out, input, kernel, stride, padding, count_include_pad,
                                     divisor_override);
     return;
   }
-  launch(ctx, "pool_avg_f32", {}, p, out.numel());
+  launch(ctx, *shader, {}, p, out.numel());
 }
 
 void avg_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
@@ -220,13 +241,14 @@ void avg_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
     return;
   }
   AvgPoolParams p;
-  if (!avg_pool_params(grad_input, grad_out, grad_input, grad_out, kernel, stride, padding,
-                       count_include_pad, divisor_override, &p)) {
+  const auto shader = pool_shader(ctx, "pool_avg_backward", grad_out.dtype());
+  if (!shader || !avg_pool_params(grad_input, grad_out, grad_input, grad_out, kernel, stride,
+                                  padding, count_include_pad, divisor_override, &p)) {
     run_on_host<kernels::AvgPool2dBackward>(ctx, grad_input, grad_out, kernel, stride, padding,
                                             count_include_pad, divisor_override);
     return;
   }
-  launch(ctx, "pool_avg_backward_f32", {}, p, grad_input.numel());
+  launch(ctx, *shader, {}, p, grad_input.numel());
 }
 
 }  // namespace

@@ -180,19 +180,15 @@ void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tenso
   const DType dtype = in.dtype();
   if (dtype == DType::kF32 && launch_f32(ctx, op, out, in, layout, p0, p1)) return;
   const DType out_dtype = is_predicate(op) ? DType::kBool : dtype;
-  // unary_f64.comp has every floating op: float_shaders_handle's set.
-  if (dtype == DType::kF64 && out.dtype() == out_dtype && float_shaders_handle(op) &&
-      vulkan_context_of(ctx).has_f64_shaders() && layout.fits(kUnaryTypedMaxRank)) {
-    UnaryParams p{};  // unary_f64.comp's layout is unary.comp's
-    fill_layout(p, layout, out, in);
-    if (is_clamp(op)) p.p0 = encode_scalar(p0, dtype);
-    if (op == UnaryOp::kClamp) p.p1 = encode_scalar(p1, dtype);
-    launch(ctx, "unary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
-    return;
-  }
+  // The typed shaders, one layout: unary_f64.comp (every floating op,
+  // float_shaders_handle's set) for f64 where the device has shaderFloat64,
+  // unary.comp for the element kinds.
+  const bool f64 = dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders();
   const std::optional<ElementKind> kind = element_kind(dtype);
-  if (!kind || out.dtype() != out_dtype || !vulkan_context_of(ctx).has_sized_shader_types() ||
-      !typed_shader_handles(op, dtype) || !layout.fits(kUnaryTypedMaxRank)) {
+  const bool handled = f64 ? float_shaders_handle(op)
+                           : kind && vulkan_context_of(ctx).has_sized_shader_types() &&
+                                 typed_shader_handles(op, dtype);
+  if (!handled || out.dtype() != out_dtype || !layout.fits(kUnaryTypedMaxRank)) {
     run_on_host<kernels::Unary>(ctx, op, out, in, p0, p1);
     return;
   }
@@ -200,7 +196,11 @@ void unary_kernel(const KernelContext& ctx, UnaryOp op, Tensor& out, const Tenso
   fill_layout(p, layout, out, in);
   if (is_clamp(op)) p.p0 = encode_scalar(p0, dtype);
   if (op == UnaryOp::kClamp) p.p1 = encode_scalar(p1, dtype);
-  launch(ctx, "unary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  if (f64) {
+    launch(ctx, "unary_f64", {static_cast<uint32_t>(op)}, p, layout.numel);
+  } else {
+    launch(ctx, "unary", {static_cast<uint32_t>(op), kind_constant(*kind)}, p, layout.numel);
+  }
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
-// The push constants of im2col_f32.comp and col2im_f32.comp (ConvParams in
+// The push constants of im2col.glsl and col2im.glsl (ConvParams in
 // kernels/conv2d.cc): a chunk of `batch` images of the NCHW input (any
 // strides, the address already at the chunk's first image) and the column
 // matrix [channels * kernel_h * kernel_w][batch][out_h * out_w], contiguous.
-#include "buffers.glsl"
 
 layout(local_size_x_id = 0) in;
 

@@ -18,9 +18,8 @@
 // kPass 1 converts acc to grad_weight's dtype (f16, bf16) or layout
 // instead, one invocation per element.
 //
-// The including shader defines, after index_elements.glsl:
-//   #define REAL float (or double)
-//   Reals, a buffer reference type of REAL elements (#define Reals Floats);
+// The including shader includes index_elements.glsl and real_f32.glsl or
+// real_f64.glsl (REAL, Reals), and defines
 //   REAL load_grad(uvec2 addr, int at);
 //   void store_grad_weight(uvec2 addr, int at, REAL v);
 #extension GL_KHR_shader_subgroup_basic : enable

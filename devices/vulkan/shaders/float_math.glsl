@@ -4,6 +4,9 @@
 // NaN through exp, and there is no erf, expm1 or log1p. NaN and infinity
 // are tested through the bits, since drivers may fold x != x away.
 
+#ifndef TESSERA_FLOAT_MATH_GLSL
+#define TESSERA_FLOAT_MATH_GLSL
+
 // Macros, not constants: GLSL does not fold uintBitsToFloat in a
 // global const initializer.
 #define kNaN uintBitsToFloat(0x7fc00000u)
@@ -373,3 +376,4 @@ float c_atanh(float x) {
   const float r = a == 1.0 ? kInf : 0.5 * c_log1p(2.0 * a / (1.0 - a));
   return x < 0.0 ? -r : r;
 }
+#endif  // TESSERA_FLOAT_MATH_GLSL

@@ -7,12 +7,10 @@
 //     total_weight and, for mean and sum, out.
 // Sums are shared-memory trees of fixed shape, so results do not depend on
 // scheduling. Targets were range-checked on the device first.
-// The including shader defines, after index_elements.glsl:
-//   #define REAL float (or double)
+// The including shader includes index_elements.glsl and real_f32.glsl or
+// real_f64.glsl (REAL, Reals, real_nan), and defines
 //   REAL load_real(uvec2 addr, int at);
 //   void store_real(uvec2 addr, int at, REAL v);
-//   REAL real_nan();
-//   Reals, a buffer reference type of REAL elements (#define Reals Floats).
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 2) const bool kHasWeight = false;

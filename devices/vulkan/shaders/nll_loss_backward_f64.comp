@@ -2,10 +2,9 @@
 // nll_loss_backward (nll_loss_backward.glsl) on f64, in double as the CPU
 // kernel. Needs shaderFloat64.
 #include "buffers.glsl"
-#include "doubles.glsl"
 #include "index_elements.glsl"
+#include "real_f64.glsl"
 
-#define REAL double
 double load_real(uvec2 addr, int at) { return Doubles(addr).v[at]; }
 void store_real(uvec2 addr, int at, double v) { Doubles(addr).v[at] = v; }
 

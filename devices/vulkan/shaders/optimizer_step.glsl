@@ -1,12 +1,10 @@
 // The fused optimizer steps (kernels/optimizer.cc): one parameter updated
 // in place, its contiguous tensors walked once. The including shader
-// defines the compute type and the element access for its dtypes before
-// including this file:
-//   #define REAL float (or double)
+// includes real_f32.glsl or real_f64.glsl (REAL, real_is_nan, real_sqrt)
+// and defines the element access for its dtypes before including this
+// file:
 //   REAL load_element(uvec2 addr, int at);
 //   void store_element(uvec2 addr, int at, REAL v);
-//   bool real_is_nan(REAL v);
-//   REAL real_sqrt(REAL v);  // NaN below zero
 // The math is in REAL and in the CPU kernel's order (devices/cpu/kernels/
 // optimizer.cc); the host turns the hyperparameters into coefficients in
 // double, then REAL (a flag becomes a sign, a zero decay, a unit scale), so

@@ -1,6 +1,6 @@
-// The push constants and window of pool_avg_f32.comp and
-// pool_avg_backward_f32.comp (AvgPoolParams in kernels/pool2d.cc).
-#include "buffers.glsl"
+// The push constants and window of pool_avg_forward.glsl and
+// pool_avg_backward.glsl (AvgPoolParams in kernels/pool2d.cc), in REAL from
+// real_f32.glsl or real_f64.glsl, which the including shader includes.
 
 layout(local_size_x_id = 0) in;
 
@@ -18,7 +18,7 @@ layout(push_constant, std430) uniform Params {
 // and its divisor, as the CPU kernel's avg_window.
 struct Window {
   int y0, y1, x0, x1;
-  float divisor;
+  REAL divisor;
 };
 
 Window avg_window(int oy, int ox) {
@@ -35,6 +35,6 @@ Window avg_window(int oy, int ox) {
   const int divisor = p.divisor_override != 0 ? p.divisor_override
                       : p.count_include_pad != 0 ? padded_size
                                                  : (w.y1 - w.y0) * (w.x1 - w.x0);
-  w.divisor = float(divisor);
+  w.divisor = REAL(divisor);
   return w;
 }

@@ -1,28 +1,5 @@
 #version 450
-// avg_pool2d for f32: one invocation per output element (contiguous out)
-// sums its clipped window in f32, as the CPU kernel, and divides.
-#include "pool_avg.glsl"
-
-void main() {
-  const uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
-  for (uint i = gl_GlobalInvocationID.x; i < p.numel; i += step) {
-    uint t = i;
-    const int ox = int(t % p.out_w);
-    t /= p.out_w;
-    const int oy = int(t % p.out_h);
-    t /= p.out_h;
-    const int c = int(t % p.channels);
-    const int n = int(t / p.channels);
-    const Window w = avg_window(oy, ox);
-    float result = 0.0;
-    if (w.y0 < w.y1 && w.x0 < w.x1) {
-      const int base = n * p.src_strides[0] + c * p.src_strides[1];
-      float sum = 0.0;
-      for (int iy = w.y0; iy < w.y1; ++iy)
-        for (int ix = w.x0; ix < w.x1; ++ix)
-          sum += Floats(p.src_addr).v[base + iy * p.src_strides[2] + ix * p.src_strides[3]];
-      result = sum / w.divisor;
-    }
-    Floats(p.dst_addr).v[i] = result;
-  }
-}
+// avg_pool2d (pool_avg_forward.glsl) in f32.
+#include "buffers.glsl"
+#include "real_f32.glsl"
+#include "pool_avg_forward.glsl"
