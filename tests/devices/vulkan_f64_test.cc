@@ -523,3 +523,28 @@ TEST_CASE("vulkan: f64 convolution and pooling match the CPU device", "[vulkan][
   }
   check_ran_natively_with_f64_shaders();
 }
+
+TEST_CASE("vulkan: arange and linspace compute in double as the CPU device, bit for bit",
+          "[vulkan][kernels][f64]") {
+  REQUIRE_VULKAN();
+  reset_cpu_fallback_counts();
+  // Without f64 shaders f32, f16 and bf16 come from double-float
+  // arithmetic, within an ulp; the rest stage, exactly.
+  for (DType t : testing::all_dtypes()) {
+    if (t == DType::kBool) continue;
+    if (!f64_shaders() && (t == DType::kF32 || t == DType::kF16 || t == DType::kBF16)) continue;
+    INFO(dtype_name(t));
+    const TensorOptions on_cpu(t), on_gpu(t, gpu());
+    // Steps that are not exact in binary, ends an integer truncation is
+    // sensitive to, and a long linspace counting from both ends.
+    check_same(linspace(-3.0, 64.99, 7, on_gpu), linspace(-3.0, 64.99, 7, on_cpu));
+    check_same(linspace(0.0, 6.5, 101, on_gpu), linspace(0.0, 6.5, 101, on_cpu));
+    check_same(linspace(1e5, -2.5e4, 100003, on_gpu), linspace(1e5, -2.5e4, 100003, on_cpu));
+    if (is_floating(t)) {
+      check_same(arange(-1.0, 12.3, 0.1, on_gpu), arange(-1.0, 12.3, 0.1, on_cpu));
+      check_same(arange(3e7, 3e7 + 1.0, 1.0 / 1024, on_gpu),
+                 arange(3e7, 3e7 + 1.0, 1.0 / 1024, on_cpu));
+    }
+  }
+  if (f64_shaders()) CHECK(cpu_fallback_counts().empty());
+}

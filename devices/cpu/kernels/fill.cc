@@ -1,5 +1,6 @@
 // Fill and Arange on the CPU.
 #include <algorithm>
+#include <cmath>
 
 #include "devices/cpu/kernels/convert.h"
 #include "devices/cpu/kernels/kernels.h"
@@ -35,10 +36,12 @@ void arange_kernel(const KernelContext&, Tensor& out, Scalar start, Scalar step)
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (is_float_v<T>) {
+      // start + i * step rounded once, as PyTorch's CPU kernel computes it
+      // (and whatever the compiler's contraction flags).
       const double s0 = start.to<double>(), ds = step.to<double>();
       parallel_for_range(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
         for (int64_t i = b; i < e; ++i) {
-          at<T>(base, stride, i) = convert<T>(s0 + static_cast<double>(i) * ds);
+          at<T>(base, stride, i) = convert<T>(std::fma(static_cast<double>(i), ds, s0));
         }
       });
     } else {

@@ -2,6 +2,7 @@
 // kernels of the indexing family that write values computed from the
 // position (or the Philox counter) of each element.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "devices/cpu/kernels/convert.h"
@@ -108,8 +109,11 @@ void linspace_kernel(const KernelContext&, Tensor& out, double start, double end
     using T = decltype(tag);
     parallel_for_range(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        const double v = (i < half || n == 1) ? start + step * static_cast<double>(i)
-                                  : end - step * static_cast<double>(n - 1 - i);
+        // Each a multiply-add rounded once, as PyTorch's CPU kernel (and
+        // whatever the compiler's contraction flags).
+        const double v = (i < half || n == 1)
+                             ? std::fma(step, static_cast<double>(i), start)
+                             : std::fma(-step, static_cast<double>(n - 1 - i), end);
         if constexpr (is_int_v<T>) {
           at<T>(base, stride, i) = static_cast<T>(static_cast<int64_t>(v));
         } else {

@@ -1,18 +1,21 @@
-// max_pool2d_with_indices, avg_pool2d and their backward for f32, and f64
-// where the device has shaderFloat64: the forwards and avg's backward run
-// one invocation per output element (shaders/pool_max.glsl,
-// pool_avg_forward.glsl, pool_avg_backward.glsl, which gathers from the
-// windows covering each input element); max's backward runs one
-// invocation per (n, c) plane scattering its grad_out in order (it gets
-// indices, not windows). No atomics. Each body has an _f32 and an _f64
-// shader. f16 and bf16 run the f32 shaders on widened copies
-// (widened_f32.h), and so do max pooling's 8- and 16-bit integers, which
-// f32 holds exactly (a maximum and its index do not depend on the type
-// then). Other dtypes, outputs that are not contiguous, offsets beyond 32
-// bits, and (for the int64 indices) devices without 64-bit shader types
-// stage through the host. Max's backward skips out-of-range indices where
-// the CPU raises.
+// max_pool2d_with_indices, avg_pool2d and their backward: the forwards and
+// avg's backward run one invocation per output element (shaders/
+// pool_max.glsl, pool_avg_forward.glsl, pool_avg_backward.glsl, which
+// gathers from the windows covering each input element); max's backward
+// runs one invocation per (n, c) plane scattering its grad_out in order
+// (it gets indices, not windows). No atomics. Each body has shaders per
+// compute type (pool_shader): f32; f64 where the device has shaderFloat64;
+// int32 and int64 max pooling and int64 avg pooling (integer sums divided
+// with truncation, as the CPU). f16 and bf16 run the f32 shaders on
+// widened copies (widened_f32.h), and so do max pooling's 8- and 16-bit
+// integers, which f32 holds exactly (a maximum and its index do not depend
+// on the type then). Other dtypes, outputs that are not contiguous,
+// offsets beyond 32 bits, and (for the int64 indices) devices without
+// 64-bit shader types stage through the host. Max's backward skips
+// out-of-range indices where the CPU raises.
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -55,16 +58,27 @@ bool max_pool_widens(DType dtype) {
 
 // The shader of a pooling body for tensors of dtype on this device:
 // "<body>_f32" for f32, "<body>_f64" for f64 where the device has
-// shaderFloat64, else nullopt. Both write int64 indices where they have
-// them, which shaderFloat64 devices (has_f64_shaders) and the checks below
-// ensure.
+// shaderFloat64, "<body>_i32" / "<body>_i64" for the integer dtypes the
+// body has shaders for (`integers`), else nullopt. The integer and max
+// shaders need 64-bit shader types, which f64 devices have and the max
+// kernels check.
 std::optional<std::string> pool_shader(const KernelContext& ctx, std::string_view body,
-                                       DType dtype) {
-  if (dtype == DType::kF32) return std::string(body) + "_f32";
-  if (dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
-    return std::string(body) + "_f64";
+                                       DType dtype, std::initializer_list<DType> integers = {}) {
+  const VulkanContext& vk = vulkan_context_of(ctx);
+  switch (dtype) {
+    case DType::kF32: return std::string(body) + "_f32";
+    case DType::kF64:
+      if (!vk.has_f64_shaders()) return std::nullopt;
+      return std::string(body) + "_f64";
+    case DType::kI32:
+    case DType::kI64:
+      if (!vk.has_sized_shader_types() ||
+          std::find(integers.begin(), integers.end(), dtype) == integers.end()) {
+        return std::nullopt;
+      }
+      return std::string(body) + (dtype == DType::kI32 ? "_i32" : "_i64");
+    default: return std::nullopt;
   }
-  return std::nullopt;
 }
 
 uint64_t address(const Tensor& t) { return reinterpret_cast<uint64_t>(t.data_ptr()); }
@@ -90,7 +104,7 @@ void max_pool2d_kernel(const KernelContext& ctx, Tensor& out, Tensor& indices,
     round_into(out, y);
     return;
   }
-  const auto shader = pool_shader(ctx, "pool_max", input.dtype());
+  const auto shader = pool_shader(ctx, "pool_max", input.dtype(), {DType::kI32, DType::kI64});
   const bool native = shader && out.dtype() == input.dtype() && indices.dtype() == DType::kI64 &&
                       vulkan_context_of(ctx).has_sized_shader_types() && addressable(input) &&
                       addressable(out) && addressable(indices) && out.is_contiguous() &&
@@ -218,7 +232,7 @@ void avg_pool2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& inpu
     return;
   }
   AvgPoolParams p;
-  const auto shader = pool_shader(ctx, "pool_avg", input.dtype());
+  const auto shader = pool_shader(ctx, "pool_avg", input.dtype(), {DType::kI64});
   if (!shader || !avg_pool_params(out, input, input, out, kernel, stride, padding,
                                   count_include_pad, divisor_override, &p)) {
     run_on_host<kernels::AvgPool2d>(ctx, out, input, kernel, stride, padding, count_include_pad,

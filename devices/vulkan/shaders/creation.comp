@@ -5,7 +5,9 @@
 // nearest to it is the CPU's result except within about 2^-48 of a
 // rounding boundary. Integer arange is exact int64 arithmetic, wrapping
 // as the CPU's; integer linspace would truncate the double-float value
-// (kernels/creation.cc stages it instead, as off-by-one risks).
+// (kernels/creation.cc runs it in creation_f64.comp, or stages it, as
+// off-by-one risks). Devices with shaderFloat64 take floating values there
+// too.
 #include "buffers.glsl"
 #include "dtype_access.glsl"
 #include "double_float.glsl"

@@ -376,6 +376,37 @@ double double_product_error(double a, double b, double p) {
   return err;
 }
 
+// a * b + c rounded once, as C's fma and the CPU kernels' fused multiply-
+// adds (fma() is not fused on every driver: llvmpipe's double one was
+// not). Boldo and Melquiond's emulation: the product exactly as p + e, the
+// sum c + p exactly as s + t (Knuth's two-sum), then s + (t + e) with the
+// inner sum rounded to odd (to the neighbour with an odd last bit when
+// inexact), which makes the outer rounding the correct one. Operands or a
+// product that are not finite take the plain a * b + c, which has C's
+// special values.
+double double_fma(double a, double b, double c) {
+  precise double p = a * b;
+  if (double_is_nan(p) || double_is_inf(p) || double_is_nan(c) || double_is_inf(c)) {
+    precise double plain = p + c;
+    return plain;
+  }
+  const double e = double_product_error(a, b, p);
+  precise double s = c + p;
+  precise double s_p = s - c;
+  precise double t = (c - (s - s_p)) + (p - s_p);
+  precise double v = t + e;
+  precise double v_e = v - t;
+  precise double v_err = (t - (v - v_e)) + (e - v_e);
+  const uint64_t v_bits = bits_of_double(v);
+  if (double_is_nonzero(v_err) && (v_bits & 1UL) == 0UL) {
+    // One ulp toward the exact t + e: away from zero where v_err has v's sign.
+    const bool away = double_is_negative(v_err) == double_is_negative(v);
+    v = double_of_bits(away ? v_bits + 1UL : v_bits - 1UL);
+  }
+  precise double r = s + v;
+  return r;
+}
+
 // erf from its everywhere-positive series, erf(x) = 2/sqrt(pi) e^(-x^2)
 // sum_n (2x^2)^n x / (1 3 5 ... (2n + 1)): no cancellation at any x, about
 // 2x^2 + 40 terms; e^(-x^2) takes x^2's rounding error back (Dekker's
