@@ -210,10 +210,12 @@ void fold_element(uint kind, uint op, bool is_signed, uvec2 dst, int d, uvec2 sr
 #ifdef INDEX_F64
     case kAddF64: {
       const double a = Doubles(dst).v[d], b = Doubles(src).v[s];
+      // NaN is tested on the bits (a driver may compile comparisons as if
+      // NaN could not occur): a NaN a stays, a NaN b wins.
       if (op == kFoldMul) {
         Doubles(dst).v[d] = a * b;
       } else if (!double_is_nan(a) &&
-                 (double_is_nan(b) || (op == kFoldMax ? a < b : b < a))) {  // NaN tested on the bits
+                 (double_is_nan(b) || (op == kFoldMax ? a < b : b < a))) {
         Doubles(dst).v[d] = b;
       }
       break;

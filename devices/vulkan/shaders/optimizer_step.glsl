@@ -36,7 +36,8 @@ const uint kNesterov = 8u;      // SGD
 const int kGradScale = 0;
 const int kSign = 1;               // -1 with maximize
 const int kWeightDecay = 2;        // added to the gradient (0 for AdamW)
-const int kLr = 3;                 // Adam: lr / (1 - beta1^t); Adagrad: lr / (1 + (t - 1) lr_decay)
+// Adam: lr / (1 - beta1^t); Adagrad: lr / (1 + (t - 1) lr_decay).
+const int kLr = 3;
 const int kEps = 4;
 const int kParamScale = 5;         // AdamW: 1 - lr * weight_decay
 const int kBeta2 = 6;
@@ -71,8 +72,8 @@ void adam_update(int at, REAL grad) {
   precise REAL gi = p.c[kSign] * grad + p.c[kWeightDecay] * pi;
   const REAL mi0 = load_element(p.state_addr[0], at);
   precise REAL mi = (p.flags & kLerpFromStart) != 0u
-                         ? mi0 + p.c[kMWeight] * (gi - mi0)
-                         : gi - (gi - mi0) * (REAL(1) - p.c[kMWeight]);
+                        ? mi0 + p.c[kMWeight] * (gi - mi0)
+                        : gi - (gi - mi0) * (REAL(1) - p.c[kMWeight]);
   store_element(p.state_addr[0], at, mi);
   precise REAL vi = load_element(p.state_addr[1], at) * p.c[kBeta2] + p.c[kVWeight] * gi * gi;
   store_element(p.state_addr[1], at, vi);
@@ -91,9 +92,10 @@ void sgd_update(int at, REAL grad) {
   precise REAL gi = p.c[kSign] * grad + pi * p.c[kWeightDecay];
   precise REAL direction = gi;
   if (kWithState) {
-    precise REAL bi = (p.flags & kFirstStep) != 0u
-                           ? gi
-                           : load_element(p.state_addr[0], at) * p.c[kMomentum] + p.c[kGradWeight] * gi;
+    precise REAL bi =
+        (p.flags & kFirstStep) != 0u
+            ? gi
+            : load_element(p.state_addr[0], at) * p.c[kMomentum] + p.c[kGradWeight] * gi;
     store_element(p.state_addr[0], at, bi);
     direction = (p.flags & kNesterov) != 0u ? gi + p.c[kMomentum] * bi : bi;
   }
