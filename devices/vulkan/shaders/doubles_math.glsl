@@ -360,6 +360,14 @@ double double_acos(double x) {
   return double_atan2(sqrt((1.0LF - x) * (1.0LF + x)), x);
 }
 
+// a + b - s exactly for s = a + b rounded (Knuth's two-sum: no condition
+// on the operands' magnitudes).
+double double_sum_error(double a, double b, double s) {
+  precise double b_part = s - a;
+  precise double err = (a - (s - b_part)) + (b - b_part);
+  return err;
+}
+
 // a * b - p exactly for p = a * b rounded (Dekker's product through
 // Veltkamp's 26-bit split: fma() is not fused on every driver, llvmpipe's
 // double one was not); 0 where a split would overflow (|a| or |b| beyond
@@ -379,7 +387,7 @@ double double_product_error(double a, double b, double p) {
 // a * b + c rounded once, as C's fma and the CPU kernels' fused multiply-
 // adds (fma() is not fused on every driver: llvmpipe's double one was
 // not). Boldo and Melquiond's emulation: the product exactly as p + e, the
-// sum c + p exactly as s + t (Knuth's two-sum), then s + (t + e) with the
+// sum c + p exactly as s + t (double_sum_error), then s + (t + e) with the
 // inner sum rounded to odd (to the neighbour with an odd last bit when
 // inexact), which makes the outer rounding the correct one. Operands or a
 // product that are not finite take the plain a * b + c, which has C's
@@ -392,11 +400,9 @@ double double_fma(double a, double b, double c) {
   }
   const double e = double_product_error(a, b, p);
   precise double s = c + p;
-  precise double s_p = s - c;
-  precise double t = (c - (s - s_p)) + (p - s_p);
+  const double t = double_sum_error(c, p, s);
   precise double v = t + e;
-  precise double v_e = v - t;
-  precise double v_err = (t - (v - v_e)) + (e - v_e);
+  const double v_err = double_sum_error(t, e, v);
   const uint64_t v_bits = bits_of_double(v);
   if (double_is_nonzero(v_err) && (v_bits & 1UL) == 0UL) {
     // One ulp toward the exact t + e: away from zero where v_err has v's sign.
@@ -479,12 +485,8 @@ double double_pow(double x, double y) {
     precise double t1 = e * kLn2Hi;
     precise double small = e * kLn2Lo + corr;
     precise double s1 = t1 + f;
-    precise double b1 = s1 - t1;
-    precise double err1 = (t1 - (s1 - b1)) + (f - b1);
     precise double hi = s1 + small;
-    precise double b2 = hi - s1;
-    precise double err2 = (s1 - (hi - b2)) + (small - b2);
-    precise double lo = err1 + err2;
+    precise double lo = double_sum_error(t1, f, s1) + double_sum_error(s1, small, hi);
     precise double z = y * hi;
     precise double z_err = double_product_error(y, hi, z) + y * lo;
     r = double_exp(z);
