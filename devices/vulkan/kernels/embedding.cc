@@ -106,12 +106,8 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   const Tensor flat = indices.reshape({n});
   const uint32_t wg = vk.pipelines().workgroup_size();
   const int64_t column_groups = (cols + wg - 1) / wg;
-  // f32, f16 and bf16 sum in f32 (kind is their FloatKind), f64 in double.
-  const bool f64 = grad.dtype() == DType::kF64;
-  FloatKind kind = FloatKind::kF32;
-  const bool has_shader = f64 ? vk.has_f64_shaders()
-                              : float_kind_of(grad.dtype(), &kind) && vk.has_sized_shader_types();
-  if (!has_shader || !indices_fit(flat) ||
+  const auto shader = float_shader(ctx, "embedding_backward", grad.dtype());
+  if (!shader || !indices_fit(flat) ||
       column_groups > kMaxWorkGroupsPerDim ||
       !reach_fits_int32(grad) || !reach_fits_int32(grad_weight) ||
       !check_indices(ctx, flat, rows, "embedding_dense_backward")) {
@@ -121,7 +117,7 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   if (grad_weight.numel() == 0) return;
   // Sums run in the compute type in acc: grad_weight itself when it is
   // contiguous and of that type, else a temporary converted at the end.
-  const DType compute = f64 ? DType::kF64 : DType::kF32;
+  const DType compute = shader->compute_dtype;
   const bool in_place = grad_weight.dtype() == compute && grad_weight.is_contiguous();
   Tensor acc = in_place ? grad_weight : empty({rows, cols}, TensorOptions(compute, ctx.device));
   acc.zero_();
@@ -150,12 +146,12 @@ void embedding_dense_backward_kernel(const KernelContext& ctx, Tensor& grad_weig
   p.grad_weight_strides[1] = static_cast<int32_t>(grad_weight.stride(1));
   const uint32_t index64 = flat.dtype() == DType::kI64 ? 1u : 0u;
   const uint32_t subgroups = vk.info().subgroup_arithmetic ? 1u : 0u;
-  const char* shader = f64 ? "embedding_backward_f64" : "embedding_backward";
-  launch_groups(ctx, shader, {index64, static_cast<uint32_t>(kind), 0u, subgroups}, p,
+  const uint32_t kind = static_cast<uint32_t>(shader->kind);
+  launch_groups(ctx, shader->name, {index64, kind, 0u, subgroups}, p,
                 static_cast<uint32_t>(column_groups), static_cast<uint32_t>(row_blocks));
   if (in_place) return;
   p.n = static_cast<uint32_t>(rows * cols);
-  launch(ctx, shader, {index64, static_cast<uint32_t>(kind), 1u, subgroups}, p, rows * cols);
+  launch(ctx, shader->name, {index64, kind, 1u, subgroups}, p, rows * cols);
 }
 
 }  // namespace

@@ -105,6 +105,18 @@ bool float_kind_of(DType dtype, FloatKind* kind) {
   }
 }
 
+std::optional<FloatShader> float_shader(const KernelContext& ctx, std::string_view family,
+                                        DType dtype) {
+  const VulkanContext& vk = vulkan_context_of(ctx);
+  if (dtype == DType::kF64) {
+    if (!vk.has_f64_shaders()) return std::nullopt;
+    return FloatShader{std::string(family) + "_f64", FloatKind::kF32, DType::kF64};
+  }
+  FloatKind kind;
+  if (!float_kind_of(dtype, &kind) || !vk.has_sized_shader_types()) return std::nullopt;
+  return FloatShader{std::string(family), kind, DType::kF32};
+}
+
 int64_t first_bad_index(const Tensor& index, int64_t size, const int64_t* ignore) {
   for (int64_t v : index.to_vector<int64_t>()) {
     if (ignore && v == *ignore) continue;

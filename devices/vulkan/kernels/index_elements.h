@@ -53,6 +53,18 @@ enum class FloatKind : uint32_t { kF32, kF16, kBF16 };
 // The shader's float kind for dtype; false for f64 and non-floating dtypes.
 bool float_kind_of(DType dtype, FloatKind* kind);
 
+// The module of a floating shader family that sums dtype on this device:
+// "<family>" with dtype's FloatKind for f32, f16 and bf16, summing in f32
+// (8/16/64-bit shader types), or "<family>_f64" summing in double
+// (shaderFloat64); nullopt to stage (another dtype, or the device lacks it).
+struct FloatShader {
+  std::string name;
+  FloatKind kind = FloatKind::kF32;  // the load_float/store_float kind
+  DType compute_dtype = DType::kF32;   // of the sums
+};
+std::optional<FloatShader> float_shader(const KernelContext& ctx, std::string_view family,
+                                        DType dtype);
+
 // The first index outside [0, size) in row-major order of index (read
 // back to the host), skipping *ignore when given: the value the CPU
 // kernels name in their IndexError; only called once the bounds say there

@@ -70,25 +70,6 @@ bool all_fit(std::initializer_list<const Tensor*> tensors) {
   return true;
 }
 
-// The shader variant for a dtype on this device, or nullopt to stage.
-struct ShaderVariant {
-  std::string name;     // "nll_loss" or "nll_loss_backward", maybe with "_f64"
-  uint32_t kind = 0;    // the FloatKind constant of the f32 variant
-  DType compute_dtype;  // of the partial sums
-};
-
-std::optional<ShaderVariant> shader_variant(const KernelContext& ctx, const char* family,
-                                            DType dtype) {
-  const VulkanContext& vk = vulkan_context_of(ctx);
-  if (dtype == DType::kF64) {
-    if (!vk.has_f64_shaders()) return std::nullopt;
-    return ShaderVariant{std::string(family) + "_f64", 0, DType::kF64};
-  }
-  FloatKind kind;
-  if (!float_kind_of(dtype, &kind) || !vk.has_sized_shader_types()) return std::nullopt;
-  return ShaderVariant{family, static_cast<uint32_t>(kind), DType::kF32};
-}
-
 // Range-checks the targets on the device (ignore_index passes); the
 // IndexError is the CPU kernel's, naming the first bad target in row-major
 // order. False when the bounds shader cannot address target.
@@ -112,7 +93,7 @@ void nll_loss_kernel(const KernelContext& ctx, Tensor& out, Tensor& total_weight
   VulkanContext& vk = vulkan_context_of(ctx);
   const int64_t classes = input.size(1), spatial = input.size(2);
   const int64_t positions = target.numel();
-  const auto shader = shader_variant(ctx, "nll_loss", input.dtype());
+  const auto shader = float_shader(ctx, "nll_loss", input.dtype());
   if (!shader || !all_fit({&input, &target, &weight, &out}) ||
       !check_targets(ctx, target, classes, ignore_index)) {
     run_on_host<kernels::NllLoss>(ctx, out, total_weight, input, target, weight, reduction,
@@ -145,10 +126,10 @@ void nll_loss_kernel(const KernelContext& ctx, Tensor& out, Tensor& total_weight
   }
   const uint32_t has_weight = weight.defined() ? 1u : 0u;
   const auto r = static_cast<uint32_t>(reduction);
-  launch_groups(ctx, shader->name, {shader->kind, has_weight, r, 0u}, p,
+  launch_groups(ctx, shader->name, {static_cast<uint32_t>(shader->kind), has_weight, r, 0u}, p,
                 static_cast<uint32_t>(groups));
   p.count = static_cast<uint32_t>(groups);
-  launch_groups(ctx, shader->name, {shader->kind, has_weight, r, 1u}, p, 1);
+  launch_groups(ctx, shader->name, {static_cast<uint32_t>(shader->kind), has_weight, r, 1u}, p, 1);
 }
 
 void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
@@ -156,7 +137,7 @@ void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                               Reduction reduction, int64_t ignore_index,
                               const Tensor& total_weight) {
   const int64_t classes = grad_input.size(1), spatial = grad_input.size(2);
-  const auto shader = shader_variant(ctx, "nll_loss_backward", grad_input.dtype());
+  const auto shader = float_shader(ctx, "nll_loss_backward", grad_input.dtype());
   if (!shader || !all_fit({&grad_input, &grad_out, &target, &weight}) ||
       !check_targets(ctx, target, classes, ignore_index)) {
     run_on_host<kernels::NllLossBackward>(ctx, grad_input, grad_out, target, weight, reduction,
@@ -183,7 +164,7 @@ void nll_loss_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
   p.target_strides[1] = static_cast<int32_t>(target.stride(1));
   p.weight_stride = weight.defined() ? static_cast<int32_t>(weight.stride(0)) : 0;
   launch(ctx, shader->name,
-         {shader->kind, weight.defined() ? 1u : 0u, static_cast<uint32_t>(reduction)}, p,
+         {static_cast<uint32_t>(shader->kind), weight.defined() ? 1u : 0u, static_cast<uint32_t>(reduction)}, p,
          grad_input.numel());
 }
 
