@@ -622,3 +622,43 @@ TEST_CASE("vulkan: f32 where, lerp, addcmul and addcdiv run natively", "[vulkan]
   CHECK(host_values(where(gcond.reshape({4}), doubles, doubles)) == std::vector<double>(4, 3.0));
   CHECK(fallback_count("ternary") == (vulkan::device_info(0).shader_f64 ? 0 : 1));
 }
+
+// int64 products on gemm_i64.comp where the device has 8/16/64-bit shader
+// types: sums wrap modulo 2^64 as the CPU device's do, so operands up to
+// 2^40 over K = 40 (products past 2^80) must give the CPU's bits exactly.
+TEST_CASE("vulkan: int64 matrix products wrap as the CPU device's", "[vulkan][kernels]") {
+  REQUIRE_VULKAN();
+  auto values = [](int64_t n, uint64_t seed) {
+    std::vector<double> v(static_cast<size_t>(n));
+    uint64_t state = seed;
+    for (double& x : v) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      x = static_cast<double>(static_cast<int64_t>(state >> 23) - (int64_t{1} << 40));
+    }
+    return v;
+  };
+  auto ints = [&](Shape shape, uint64_t seed) {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return tessera::testing::make_tensor(values(n, seed), shape, DType::kI64);
+  };
+  auto same = [](const Tensor& got, const Tensor& want) {
+    CHECK(got.to(host_device()).contiguous().to_vector<int64_t>() ==
+          want.contiguous().to_vector<int64_t>());
+  };
+  reset_cpu_fallback_counts();
+  // Partial 64 x 64 tiles, K not a multiple of the 16-deep slices, a
+  // transposed operand, a row bias, a broadcast batch, vectors.
+  Tensor a = ints({70, 40}, 1), b = ints({65, 40}, 2), bias = ints({65}, 3);
+  Tensor batch_a = ints({3, 17, 33}, 4), batch_b = ints({33, 9}, 5), v = ints({40}, 6);
+  Tensor ga = a.to(gpu()), gb = b.to(gpu());
+  same(mm(ga, gb.t()), mm(a, b.t()));
+  same(addmm(bias.to(gpu()), ga, gb.t()), addmm(bias, a, b.t()));
+  same(matmul(batch_a.to(gpu()), batch_b.to(gpu())), matmul(batch_a, batch_b));
+  same(mv(ga, v.to(gpu())), mv(a, v));
+  same(dot(gb.select(0, 3), v.to(gpu())), dot(b.select(0, 3), v));
+  const bool native = vulkan::device_info(0).shader_int64 && vulkan::device_info(0).shader_f16 &&
+                      vulkan::device_info(0).shader_int8;
+  if (native) CHECK(fallback_count("bmm") == 0);
+  else CHECK(fallback_count("bmm") > 0);
+}

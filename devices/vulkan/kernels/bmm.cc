@@ -1,11 +1,12 @@
 // bmm: out[b] = a[b] @ b[b] natively for f32, for f16 (f32 sums, as the
 // CPU) on devices with 16-bit storage, and for int32, int16, int8 and
 // uint8 (wrapping int32 sums, the low bits of the CPU's int64 sums) on
-// devices with 8-wide subgroups, and for f64 (f64 sums) on devices with
-// shaderFloat64, through the shared GEMM (gemm.h): every operand is passed
+// devices with 8-wide subgroups, for f64 (f64 sums) on devices with
+// shaderFloat64 and for int64 (wrapping int64 sums) on devices with
+// shaderInt64, through the shared GEMM (gemm.h): every operand is passed
 // by its strides, so transposed, sliced and batch-broadcast operands need
-// no copy. Other dtypes (int64, bf16 where 16-bit storage is missing) and
-// operands whose offsets overflow 32 bits stage through the host.
+// no copy. Other dtypes (bf16 where 16-bit storage is missing) and operands
+// whose offsets overflow 32 bits stage through the host.
 #include "devices/vulkan/kernels/gemm.h"
 #include "devices/vulkan/kernels/host_staging.h"
 #include "devices/vulkan/kernels/kernels.h"

@@ -48,6 +48,7 @@ const char* shader_of(GemmVariant variant, DType dtype) {
     case GemmVariant::kTiledF16: return "gemm_f16";
     case GemmVariant::kTiledBF16: return "gemm_bf16";
     case GemmVariant::kTiledF64: return "gemm_f64";
+    case GemmVariant::kTiledI64: return "gemm_i64";
     case GemmVariant::kSubgroupF32: return "gemm_subgroup_f32";
     case GemmVariant::kSubgroupF16: return "gemm_subgroup_f16";
     case GemmVariant::kSubgroupBF16: return "gemm_subgroup_bf16";
@@ -104,6 +105,8 @@ GemmVariant choose_gemm_variant(const KernelContext& ctx, const GemmProblem& pr)
     variant = subgroup ? GemmVariant::kSubgroupBF16 : GemmVariant::kTiledBF16;
   } else if (pr.dtype == DType::kF64 && vulkan_context_of(ctx).has_f64_shaders()) {
     variant = GemmVariant::kTiledF64;
+  } else if (pr.dtype == DType::kI64 && vulkan_context_of(ctx).has_sized_shader_types()) {
+    variant = GemmVariant::kTiledI64;
   } else if (subgroup && (pr.dtype == DType::kI32 ||
                           ((pr.dtype == DType::kI16 || pr.dtype == DType::kI8 ||
                             pr.dtype == DType::kU8) &&

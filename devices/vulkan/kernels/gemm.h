@@ -7,7 +7,8 @@
 // shaders/gemm_subgroup.glsl, which shares A through subgroup shuffles,
 // and others the shared-memory tiled shader (shaders/gemm_tiled.glsl);
 // f16 and bf16 (f32 sums) likewise where the device has 16-bit storage; f64
-// (f64 sums) on the tiled shader where the device has shaderFloat64; int32,
+// (f64 sums) on the tiled shader where the device has shaderFloat64; int64
+// (wrapping int64 sums) on the tiled shader where it has shaderInt64; int32,
 // int16, int8 and uint8 (wrapping int32 sums) only on the subgroup shader.
 // f16 on devices with cooperative matrices (VK_NV_cooperative_matrix, when
 // TESSERA_VULKAN_COOPERATIVE_MATRIX=1) runs on tensor cores
@@ -43,6 +44,7 @@ enum class GemmVariant {
   kTiledF16,   // shaders/gemm_f16.comp (f16 storage, f32 sums)
   kTiledBF16,  // shaders/gemm_bf16.comp (bf16 storage, f32 sums)
   kTiledF64,   // shaders/gemm_f64.comp (f64 sums), on devices with shaderFloat64
+  kTiledI64,   // shaders/gemm_i64.comp (wrapping int64 sums), on devices with shaderInt64
   kSubgroupF32,  // shaders/gemm_subgroup_f32.comp: 8-wide subgroups (llvmpipe)
   kSubgroupF16,  // shaders/gemm_subgroup_f16.comp (f16 storage, f32 sums)
   kSubgroupBF16,  // shaders/gemm_subgroup_bf16.comp (bf16 storage, f32 sums)
