@@ -88,8 +88,8 @@ def register_in_build(root, name):
                         f'        "//devices/{name}:libtessera_{name}.so",\n')
     devices.write_text(text)
 
-    edit(root / "tests" / "conformance" / "BUILD", '    ("template", "large"),\n',
-         f'    ("template", "large"),\n    ("{name}", "large"),\n',
+    edit(root / "tests" / "conformance" / "BUILD", '    ("template", "medium", 2),\n',
+         f'    ("template", "medium", 2),\n    ("{name}", "medium", 2),\n',
          "the template's conformance test")
     # known_device_types(): the name appended to the list (which may hold
     # devices generated before this one).

@@ -9,12 +9,16 @@
 //
 // Under `bazel test --test_filter=SPEC`, Bazel passes SPEC in the
 // environment (TESTBRIDGE_TEST_ONLY); it is given to Catch as a test spec.
+// Under `shard_count = N` in a BUILD rule, Bazel runs the binary N times
+// with TEST_TOTAL_SHARDS and TEST_SHARD_INDEX; each run takes every Nth of
+// the test cases its command line selects (Catch v2 has no sharding).
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
 
 #include <malloc.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -106,7 +110,60 @@ class SummaryListener : public Catch::TestEventListenerBase {
 
 CATCH_REGISTER_LISTENER(SummaryListener)
 
+// A test case name as a Catch test spec that matches it alone: quoted, with
+// the characters the spec parser reads (comma, quote, backslash) escaped.
+std::string exact_name_spec(const std::string& name) {
+  std::string spec = "\"";
+  for (char c : name) {
+    if (c == ',' || c == '"' || c == '\\') spec += '\\';
+    spec += c;
+  }
+  return spec + "\"";
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  try {
+    return std::stoi(v);
+  } catch (...) {
+    return fallback;
+  }
+}
+
 }  // namespace
+
+// Narrows the session's test spec to this shard's test cases when Bazel
+// shards the test. Returns false when the shard has none (more shards than
+// test cases): the caller then reports an empty run rather than let an
+// empty spec select every test.
+bool select_shard(Catch::Session& session) {
+  const int total = env_int("TEST_TOTAL_SHARDS", 1);
+  const int index = env_int("TEST_SHARD_INDEX", 0);
+  if (total <= 1) return true;
+  // Tells Bazel that this binary shards (it fails the test otherwise when
+  // the status file is requested and not written).
+  if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE")) {
+    std::ofstream touch(status, std::ios::app);
+  }
+  Catch::ConfigData data = session.configData();
+  if (data.listTests || data.listTestNamesOnly || data.listTags || data.listReporters) {
+    return true;
+  }
+  Catch::Config& config = session.config();
+  const std::vector<Catch::TestCase> tests =
+      Catch::filterTests(Catch::getAllTestCasesSorted(config), config.testSpec(), config);
+  std::vector<std::string> spec;
+  for (size_t i = static_cast<size_t>(index); i < tests.size(); i += static_cast<size_t>(total)) {
+    if (!spec.empty()) spec.emplace_back(",");  // separate filters: any of them
+    spec.push_back(exact_name_spec(tests[i].name));
+  }
+  if (spec.empty()) return false;
+  data.testsOrTags = std::move(spec);
+  session.useConfigData(data);
+  return true;
+}
+
 }  // namespace tessera::testing
 
 // catch_runtime (BUILD) compiles this file without main, for programs
@@ -130,6 +187,13 @@ int main(int argc, char* argv[]) {
     filter_arg = filter;
     args.push_back(filter_arg.data());
   }
-  return Catch::Session().run(static_cast<int>(args.size()), args.data());
+  Catch::Session session;
+  const int parsed = session.applyCommandLine(static_cast<int>(args.size()), args.data());
+  if (parsed != 0) return parsed;
+  if (!tessera::testing::select_shard(session)) {
+    std::cout << "tessera-test-summary: passed=0 failed=0 skipped=0" << std::endl;
+    return 0;
+  }
+  return session.run();
 }
 #endif  // TESSERA_CATCH_NO_MAIN

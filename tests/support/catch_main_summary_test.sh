@@ -47,4 +47,29 @@ expect filtered 0 "tessera-test-summary: passed=0 failed=0 skipped=1" -- \
 
 expect crash 1 "tessera-test-summary: passed=0 failed=1 skipped=0" -- "$fixture" '[crash]'
 
+# Bazel's sharding (shard_count): every Nth of the selected test cases, by
+# exact name ("fixture: fails, then skips" has a comma, which a test spec
+# reads as "or"), the status file touched; a shard with none runs none.
+status_file="${TEST_TMPDIR:-/tmp}/shard_status"
+rm -f "$status_file"
+shard() {
+  env TEST_TOTAL_SHARDS="$1" TEST_SHARD_INDEX="$2" TEST_SHARD_STATUS_FILE="$status_file" "${@:3}"
+}
+expect shard-0-of-3 0 "tessera-test-summary: passed=1 failed=0 skipped=1" -- shard 3 0 "$fixture"
+expect shard-1-of-3 1 "tessera-test-summary: passed=0 failed=1 skipped=0" -- shard 3 1 "$fixture"
+expect shard-2-of-3 1 "tessera-test-summary: passed=0 failed=1 skipped=0" -- shard 3 2 "$fixture"
+shard_out="$(shard 3 2 "$fixture" 2>&1)"
+if ! grep -q '^fixture: fails, then skips' <<<"$shard_out"; then
+  echo "FAIL shard-2-of-3: did not run 'fixture: fails, then skips'"
+  status=1
+fi
+if [[ ! -e "$status_file" ]]; then
+  echo "FAIL shards: TEST_SHARD_STATUS_FILE not written"
+  status=1
+fi
+expect shard-empty 0 "tessera-test-summary: passed=0 failed=0 skipped=0" -- shard 5 4 "$fixture"
+# With a filter, the shards split what it selects.
+expect shard-filtered 0 "tessera-test-summary: passed=0 failed=0 skipped=1" -- \
+  shard 2 1 env TESTBRIDGE_TEST_ONLY='*skips' "$fixture"
+
 exit $status
