@@ -1,6 +1,5 @@
 #include "devices/cpu/cpu_memory.h"
 
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,30 +48,6 @@ std::optional<size_t> meminfo_available() {
   return std::nullopt;
 }
 
-// Large blocks are aligned to the transparent huge page size and marked
-// MADV_HUGEPAGE, so that kernels streaming over hundreds of megabytes (an
-// optimizer step, a large elementwise op) take one TLB entry per 2 MiB
-// instead of per 4 KiB, and a first touch faults once per 2 MiB. Kernels
-// that leave THP at "madvise" (the common default) give huge pages only to
-// memory that asks. TESSERA_CPU_HUGE_PAGES=0 turns it off.
-constexpr size_t kHugePageSize = size_t{2} << 20;
-constexpr size_t kHugePageMinBlock = 2 * kHugePageSize;
-
-bool huge_pages_wanted() {
-  static const bool wanted = [] {
-    const char* v = std::getenv("TESSERA_CPU_HUGE_PAGES");
-    return v == nullptr || std::string(v) != "0";
-  }();
-  return wanted;
-}
-
-// aligned_alloc needs a size that is a multiple of the alignment.
-void* aligned_block(size_t alignment, size_t nbytes) {
-  if (nbytes > SIZE_MAX - alignment) return nullptr;
-  const size_t rounded = std::max(alignment, (nbytes + alignment - 1) & ~(alignment - 1));
-  return std::aligned_alloc(alignment, rounded);
-}
-
 }  // namespace
 
 size_t total_host_memory() {
@@ -108,14 +83,10 @@ void* aligned_host_alloc(size_t nbytes) {
   // caching allocator's out-of-memory path behaves the same everywhere.
   const size_t total = total_host_memory();
   if (total != 0 && nbytes > total) return nullptr;
-  if (nbytes >= kHugePageMinBlock && huge_pages_wanted()) {
-    void* block = aligned_block(kHugePageSize, nbytes);
-    // Advice only: a kernel without THP refuses it and the block stays on
-    // small pages, which is correct, only slower.
-    if (block != nullptr) ::madvise(block, nbytes, MADV_HUGEPAGE);
-    return block;
-  }
-  return aligned_block(kCpuAlignment, nbytes);
+  if (nbytes > SIZE_MAX - kCpuAlignment) return nullptr;
+  // std::aligned_alloc needs a size that is a multiple of the alignment.
+  size_t rounded = std::max(kCpuAlignment, (nbytes + kCpuAlignment - 1) & ~(kCpuAlignment - 1));
+  return std::aligned_alloc(kCpuAlignment, rounded);
 }
 
 void aligned_host_free(void* ptr) { std::free(ptr); }

@@ -2,9 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -149,30 +146,6 @@ TEST_CASE("device: CPU properties and memory info", "[device]") {
   CHECK(host[0] == 1);
   CHECK(host[4095] == 2);
   cpu.raw_free(0, ptr);
-}
-
-// Small blocks are cache-line aligned; blocks of 4 MiB and more start on a
-// 2 MiB boundary, where the kernel can back them with transparent huge
-// pages (devices/cpu/cpu_memory.cc), unless TESSERA_CPU_HUGE_PAGES=0.
-TEST_CASE("device: CPU raw blocks are aligned for vectors, large ones for huge pages", "[device]") {
-  DeviceInterface& cpu = device_interface(host_device());
-  const char* setting = std::getenv("TESSERA_CPU_HUGE_PAGES");
-  const bool huge = setting == nullptr || std::string(setting) != "0";
-  for (size_t nbytes : {size_t{1}, size_t{4096}, (size_t{4} << 20) - 1, size_t{4} << 20,
-                        (size_t{9} << 20) + 3}) {
-    INFO("nbytes " << nbytes);
-    void* ptr = cpu.raw_allocate(0, nbytes);
-    REQUIRE(ptr != nullptr);
-    const auto address = reinterpret_cast<uintptr_t>(ptr);
-    CHECK(address % 64 == 0);
-    if (huge && nbytes >= (size_t{4} << 20)) CHECK(address % (size_t{2} << 20) == 0);
-    // The whole block is writable (the rounding up stays inside it).
-    std::memset(ptr, 0x5a, nbytes);
-    CHECK(static_cast<unsigned char*>(ptr)[nbytes - 1] == 0x5a);
-    cpu.raw_free(0, ptr);
-  }
-  // More than the machine has is refused, not left to the kernel's overcommit.
-  CHECK(cpu.raw_allocate(0, SIZE_MAX - 8) == nullptr);
 }
 
 TEST_CASE("device: registering a taken name is a ValueError", "[device]") {
