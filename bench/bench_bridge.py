@@ -756,8 +756,12 @@ def main():
     p.add_argument("--model-repeats", type=int, default=7,
                    help="timed Hugging Face model training steps (LLaMA, GPT-2, ViT, "
                         "ConvNeXt), each side (default 7)")
-    p.add_argument("--adamw-repeats", type=int, default=7,
-                   help="timed fused AdamW steps over 100M parameters, each side (default 7)")
+    # 41: both sides stream 2.8 GB a step at the memory's limit, so the
+    # ratio is a few percent either way and a VM's bandwidth wanders by
+    # more; over 7 steps the median swung 0.94-1.08, over 41 it held within
+    # 1.03-1.05 (2-core EPYC, 2026-12-07). A step is about 0.1 s a side.
+    p.add_argument("--adamw-repeats", type=int, default=41,
+                   help="timed fused AdamW steps over 100M parameters, each side (default 41)")
     p.add_argument("--clip-repeats", type=int, default=9,
                    help="timed clip_grad_norm_ calls over GPT-2 small's gradients, each side "
                         "(default 9)")
