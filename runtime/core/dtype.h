@@ -45,6 +45,9 @@ std::string_view dtype_name(DType t);  // "float32", "int64", ... as PyTorch pri
 bool is_floating(DType t);
 bool is_integral(DType t);  // excludes bool
 bool is_signed(DType t);
+// float16 and bfloat16: the 16-bit floats whose arithmetic PyTorch's
+// kernels do in float32, rounding once at the end.
+constexpr bool is_reduced_float(DType t) { return t == DType::kF16 || t == DType::kBF16; }
 
 // torch.promote_types: the smallest type both a and b convert to without
 // losing their category (bool < integer < floating).

@@ -18,10 +18,9 @@ void check_floating(const char* op, const Tensor& x) {
                 dtype_name(x.dtype()), " (", describe(x), "); it takes floating tensors");
 }
 
-bool is_half(DType t) { return t == DType::kF16 || t == DType::kBF16; }
 
 // x in the dtype the formula runs in: float32 for the half types.
-Tensor widen(const Tensor& x) { return is_half(x.dtype()) ? x.to(DType::kF32) : x; }
+Tensor widen(const Tensor& x) { return is_reduced_float(x.dtype()) ? x.to(DType::kF32) : x; }
 
 // f(x) computed in the wide dtype, returned in x's dtype.
 template <typename F>

@@ -61,7 +61,6 @@ Tensor source_slices(const char* op, const Tensor& self, const SlicesAlongDim& s
   return src.transpose(0, d);
 }
 
-bool is_half(DType dtype) { return dtype == DType::kF16 || dtype == DType::kBF16; }
 
 }  // namespace
 
@@ -81,7 +80,7 @@ Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor&
                              : alpha;
     values = mul(values, scale).to(self.dtype());
   }
-  if (is_half(self.dtype()) && unit_alpha && self.dim() > 1) {
+  if (is_reduced_float(self.dtype()) && unit_alpha && self.dim() > 1) {
     // PyTorch's CPU kernel sums float16/bfloat16 slices of a self with more
     // than one dim in float and rounds once (with alpha != 1 or a 1-D self
     // it rounds every step, as index_put_ does).

@@ -56,7 +56,7 @@ Tensor& scale_add_into(const Tensor& self, Tensor& prod, const Scalar& beta,
 // Newton-Schulz iteration (five bfloat16 addmm a step) drifts a few
 // percent from CPU that way.
 bool sum_in_float(const Tensor& a, const Scalar& beta, const Scalar& alpha) {
-  return (a.dtype() == DType::kF16 || a.dtype() == DType::kBF16) &&
+  return is_reduced_float(a.dtype()) &&
          !(scalar_is(beta, 0) && scalar_is(alpha, 1));
 }
 

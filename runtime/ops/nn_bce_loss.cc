@@ -29,10 +29,6 @@ Reduction parse_reduction(const char* op, std::string_view reduction) {
   throw ValueError(detail::concat(op, ": ", reduction, " is not a valid value for reduction"));
 }
 
-DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
-}
-
 // A floating tensor that broadcasts to the input's shape, on its device.
 void check_factor(const char* op, const char* name, const Tensor& factor, const Tensor& input) {
   if (!factor.defined()) return;
@@ -81,7 +77,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   check_arguments(kOp, input, target, weight, pos_weight);
   const Reduction r = parse_reduction(kOp, reduction);
   const DType out_dtype = result_dtype(input, target, weight, pos_weight);
-  const DType cdt = compute_dtype(out_dtype);
+  const DType cdt = nn_detail::compute_dtype(out_dtype);
   const Tensor x = in_dtype(input, cdt), t = in_dtype(target, cdt);
 
   Tensor log_sigmoid = sub(clamp_max(x, 0), log1p(exp(neg(abs(x)))));
@@ -117,7 +113,7 @@ Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad_output, cons
   }
   const DType out_dtype =
       promote_types(result_dtype(input, target, weight, pos_weight), grad_output.dtype());
-  const DType cdt = compute_dtype(out_dtype);
+  const DType cdt = nn_detail::compute_dtype(out_dtype);
   const Tensor x = in_dtype(input, cdt), t = in_dtype(target, cdt);
 
   Tensor grad;

@@ -97,7 +97,7 @@ inline PoolWindows pool_windows(const char* op, const Tensor& input, int64_t ran
 // The dtype an nn op computes in: float32 for the 16-bit floats (rounded
 // once at the end, as PyTorch's kernels), the input's own otherwise.
 inline DType compute_dtype(DType t) {
-  return t == DType::kF16 || t == DType::kBF16 ? DType::kF32 : t;
+  return is_reduced_float(t) ? DType::kF32 : t;
 }
 
 inline Tensor in_dtype(const Tensor& t, DType dtype) {

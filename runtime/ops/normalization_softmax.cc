@@ -73,7 +73,7 @@ Tensor softmax_composite(bool log, const Tensor& x, int64_t dim) {
   // 16-bit floats compute in f32 and round once at the end, as the fused
   // kernels do: rounding after each primitive (sub, exp, sum, div) loses
   // more than half precision's tolerance.
-  if (x.dtype() == DType::kF16 || x.dtype() == DType::kBF16) {
+  if (is_reduced_float(x.dtype())) {
     return softmax_composite(log, x.to(DType::kF32), dim).to(x.dtype());
   }
   // Shift by the row max so exp never overflows.

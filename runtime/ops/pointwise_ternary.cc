@@ -85,7 +85,7 @@ Tensor lerp_scalar_value(const Tensor& start, const Tensor& end, Scalar weight, 
                 dtype_name(start.dtype()), " for `end` but got ", describe(end));
   TESSERA_CHECK(is_floating(start.dtype()), TypeError, "lerp: needs floating dtypes, got ",
                 describe(start));
-  if (start.dtype() == DType::kF16 || start.dtype() == DType::kBF16) {
+  if (is_reduced_float(start.dtype())) {
     // PyTorch keeps a Scalar weight and the arithmetic in float32 for 16-bit
     // floats and rounds once; a weight rounded to float16 (0.4 -> 0.39990)
     // would shift results.

@@ -141,7 +141,7 @@ Tensor norm(const Tensor& t, double p, const Shape& dims, bool keepdim) {
   if (p == 2.0) return reduce_ext(ReduceExtOp::kNorm2, t, rdims, keepdim, t.dtype());
   if (std::isinf(p) && p > 0) return reduce_ext(ReduceExtOp::kNormInf, t, rdims, keepdim, t.dtype());
   // Half-precision inputs are computed in float32, as PyTorch does.
-  const bool half = t.dtype() == DType::kF16 || t.dtype() == DType::kBF16;
+  const bool half = is_reduced_float(t.dtype());
   const Tensor a = half ? abs(t).to(DType::kF32) : abs(t);
   Tensor r;
   if (std::isinf(p)) {

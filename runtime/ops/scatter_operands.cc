@@ -48,7 +48,7 @@ void run_scatter(const ScatterOperands& o, kernels::ScatterReduce reduce, HalfRo
       reduce == kernels::ScatterReduce::kAdd || reduce == kernels::ScatterReduce::kMul;
   const DType dtype = o.self.dtype();
   if (rounding == HalfRounding::kOnce && sums_or_products &&
-      (dtype == DType::kF16 || dtype == DType::kBF16)) {
+      is_reduced_float(dtype)) {
     Tensor wide = o.self.to(DType::kF32);
     call_kernel<kernels::Scatter>(device, wide, o.dim, o.index, o.src.to(DType::kF32), reduce);
     Tensor target = o.self;

@@ -231,7 +231,7 @@ void conv2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& input,
                    const Tensor& weight, const Tensor& bias, const Shape& stride,
                    const Shape& padding, const Shape& dilation, int64_t groups) {
   if (out.numel() == 0) return;
-  if (is_half(out.dtype()) && all_defined_have(out.dtype(), {&input, &weight, &bias})) {
+  if (is_reduced_float(out.dtype()) && all_defined_have(out.dtype(), {&input, &weight, &bias})) {
     Tensor y = f32_result(out);
     conv2d_kernel(ctx, y, widened(input), widened(weight), widened(bias), stride, padding,
                   dilation, groups);
@@ -343,7 +343,7 @@ void conv2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input, Tensor
                             Tensor& grad_bias, const Tensor& grad_out, const Tensor& input,
                             const Tensor& weight, const Shape& stride, const Shape& padding,
                             const Shape& dilation, int64_t groups) {
-  if (is_half(grad_out.dtype()) &&
+  if (is_reduced_float(grad_out.dtype()) &&
       all_defined_have(grad_out.dtype(), {&grad_input, &grad_weight, &grad_bias, &input, &weight})) {
     Tensor gi = f32_result(grad_input), gw = f32_result(grad_weight), gb = f32_result(grad_bias);
     conv2d_backward_kernel(ctx, gi, gw, gb, widened(grad_out), widened(input), widened(weight),

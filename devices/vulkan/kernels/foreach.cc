@@ -87,7 +87,7 @@ std::optional<ShaderOp> shader_op(const PointwiseOpCode& code) {
 // (foreach_f32), f16 and bf16 where the typed shaders run (foreach).
 bool shader_dtype(DType t, const KernelContext& ctx) {
   if (t == DType::kF32) return true;
-  return (t == DType::kF16 || t == DType::kBF16) &&
+  return is_reduced_float(t) &&
          vulkan_context_of(ctx).has_sized_shader_types();
 }
 

@@ -53,7 +53,7 @@ bool fits_int32(const Shape& s) {
 // The dtypes max pooling runs on widened f32 copies: f32 holds every value
 // exactly, so maxima, NaN propagation and indices come out as in the dtype.
 bool max_pool_widens(DType dtype) {
-  return is_half(dtype) || dtype == DType::kU8 || dtype == DType::kI8 || dtype == DType::kI16;
+  return is_reduced_float(dtype) || dtype == DType::kU8 || dtype == DType::kI8 || dtype == DType::kI16;
 }
 
 // The shader of a pooling body for tensors of dtype on this device:
@@ -147,7 +147,7 @@ struct MaxPoolBackwardParams {
 void max_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                                 const Tensor& grad_out, const Tensor& indices) {
   if (grad_input.numel() == 0) return;
-  if (is_half(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
+  if (is_reduced_float(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
     Tensor gi = f32_result(grad_input);
     max_pool2d_backward_kernel(ctx, gi, widened(grad_out), indices);
     round_into(grad_input, gi);
@@ -224,7 +224,7 @@ void avg_pool2d_kernel(const KernelContext& ctx, Tensor& out, const Tensor& inpu
                        const Shape& kernel, const Shape& stride, const Shape& padding,
                        bool count_include_pad, int64_t divisor_override) {
   if (out.numel() == 0) return;
-  if (is_half(input.dtype()) && out.dtype() == input.dtype()) {
+  if (is_reduced_float(input.dtype()) && out.dtype() == input.dtype()) {
     Tensor y = f32_result(out);
     avg_pool2d_kernel(ctx, y, widened(input), kernel, stride, padding, count_include_pad,
                       divisor_override);
@@ -247,7 +247,7 @@ void avg_pool2d_backward_kernel(const KernelContext& ctx, Tensor& grad_input,
                                 const Shape& padding, bool count_include_pad,
                                 int64_t divisor_override) {
   if (grad_input.numel() == 0) return;
-  if (is_half(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
+  if (is_reduced_float(grad_out.dtype()) && grad_input.dtype() == grad_out.dtype()) {
     Tensor gi = f32_result(grad_input);
     avg_pool2d_backward_kernel(ctx, gi, widened(grad_out), kernel, stride, padding,
                                count_include_pad, divisor_override);

@@ -15,8 +15,6 @@
 
 namespace tessera::vulkan {
 
-inline bool is_half(DType dtype) { return dtype == DType::kF16 || dtype == DType::kBF16; }
-
 // True when every defined tensor in `tensors` has `dtype`.
 inline bool all_defined_have(DType dtype, std::initializer_list<const Tensor*> tensors) {
   for (const Tensor* t : tensors) {

@@ -9,8 +9,8 @@
 // LOAD_F(addr, index), an operand's element as a SUM_T (default:
 // SUM_T(ELEM_BUFFER(addr).v[index]); bf16 widens its bits). SUM_T and
 // SUM_VEC4 (default float and vec4) are the type of the sums: gemm_f64.comp
-// sums f64 in double (its two tiles then fill 16 KiB of shared memory,
-// the least Vulkan guarantees).
+// sums f64 in double and gemm_i64.comp int64 in wrapping int64 (their two
+// tiles then fill 16 KiB of shared memory, the least Vulkan guarantees).
 //
 // Work group: 16 x 16 invocations own a 64 x 64 tile of C[gl_WorkGroupID.z];
 // invocation (tx, ty) keeps the 4 x 4 micro-tile at rows 4 ty.., columns
