@@ -17,7 +17,6 @@ namespace {
 
 constexpr const char* kOp = "embedding_bag";
 
-
 void check_index_dtype(const char* what, const Tensor& t) {
   TESSERA_CHECK(t.dtype() == DType::kI64 || t.dtype() == DType::kI32, TypeError, kOp,
                 ": expected ", what, " of dtype int64 or int32, got ", describe(t));
@@ -192,7 +191,7 @@ EmbeddingBagResult embedding_bag(const Tensor& weight, const Tensor& indices_in,
     r.max_indices = where(lt(first_row, Scalar(m)), row_word, Scalar(int64_t{0})).to(index_dtype);
     return r;
   }
-  const DType accumulate = is_reduced_float(weight.dtype()) ? DType::kF32 : weight.dtype();
+  const DType accumulate = nn_detail::compute_dtype(weight.dtype());
   rows = rows.to(accumulate);
   if (weighted) rows = mul(rows, sample_weights.to(accumulate).unsqueeze(1));
   Tensor sums = zeros({num_bags, dim}, TensorOptions(accumulate, device));
@@ -309,7 +308,7 @@ Tensor embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tenso
   indexing::check_index_bounds(op, indices, weight.size(0), 0, /*allow_negative=*/false);
   const Tensor bag = offset2bag.to(DType::kI64);
   indexing::check_index_bounds(op, bag, grad.size(0), 0, /*allow_negative=*/false);
-  const DType accumulate = is_reduced_float(grad.dtype()) ? DType::kF32 : grad.dtype();
+  const DType accumulate = nn_detail::compute_dtype(grad.dtype());
   const Tensor products = mul(index_select(grad, 0, bag).to(accumulate),
                               index_select(weight, 0, indices).to(accumulate));
   Tensor dots = sum(products, {1}).to(grad.dtype());

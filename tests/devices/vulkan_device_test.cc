@@ -628,19 +628,12 @@ TEST_CASE("vulkan: f32 where, lerp, addcmul and addcdiv run natively", "[vulkan]
 // 2^40 over K = 40 (products past 2^80) must give the CPU's bits exactly.
 TEST_CASE("vulkan: int64 matrix products wrap as the CPU device's", "[vulkan][kernels]") {
   REQUIRE_VULKAN();
-  auto values = [](int64_t n, uint64_t seed) {
-    std::vector<double> v(static_cast<size_t>(n));
-    uint64_t state = seed;
-    for (double& x : v) {
-      state = state * 6364136223846793005ull + 1442695040888963407ull;
-      x = static_cast<double>(static_cast<int64_t>(state >> 23) - (int64_t{1} << 40));
-    }
-    return v;
-  };
-  auto ints = [&](Shape shape, uint64_t seed) {
+  auto ints = [](Shape shape, uint64_t seed) {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
-    return tessera::testing::make_tensor(values(n, seed), shape, DType::kI64);
+    constexpr int64_t kBound = int64_t{1} << 40;
+    return tessera::testing::make_tensor(tessera::testing::lcg_ints(n, seed, -kBound, kBound),
+                                         shape, DType::kI64);
   };
   auto same = [](const Tensor& got, const Tensor& want) {
     CHECK(got.to(host_device()).contiguous().to_vector<int64_t>() ==
