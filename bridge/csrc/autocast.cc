@@ -20,6 +20,9 @@ namespace torch_tessera {
 namespace {
 
 // The op lists spell argument types unqualified, as inside namespace at.
+#if __has_include(<ATen/core/Dimname.h>)
+using at::DimnameList;  // torch 2.11's list has sum(DimnameList); 2.13 has no named tensors
+#endif
 using at::IntArrayRef;
 using at::Scalar;
 using at::ScalarType;

@@ -128,6 +128,17 @@ std::vector<at::Tensor> flatten(const std::vector<std::vector<at::Tensor>>& ts) 
   return out;
 }
 
+// The OpType that reduce_scatter_tensor_coalesced's work reports: torch
+// 2.11 has no REDUCE_SCATTER_TENSOR_COALESCED, only the generic COALESCED.
+template <typename OpType = c10d::OpType>
+constexpr OpType reduce_scatter_coalesced_op_type() {
+  if constexpr (requires { OpType::REDUCE_SCATTER_TENSOR_COALESCED; }) {
+    return OpType::REDUCE_SCATTER_TENSOR_COALESCED;
+  } else {
+    return OpType::COALESCED;
+  }
+}
+
 // Starts a collective on the host backend, with the host tensors.
 using HostStart = std::function<c10::intrusive_ptr<c10d::Work>(c10d::Backend& host)>;
 
@@ -357,7 +368,7 @@ c10::intrusive_ptr<c10d::Work> HostCopyBackend::reduce_scatter_tensor_coalesced(
   HostStaging staging;
   std::vector<at::Tensor> host_inputs = staging.each(inputs, &HostStaging::read);
   std::vector<at::Tensor> host_outputs = staging.each(outputs, &HostStaging::write);
-  return run_on_host(host(), op, c10d::OpType::REDUCE_SCATTER_TENSOR_COALESCED, staging, outputs,
+  return run_on_host(host(), op, reduce_scatter_coalesced_op_type(), staging, outputs,
                      [&](c10d::Backend& host) {
                        return host.reduce_scatter_tensor_coalesced(host_outputs, host_inputs, opts);
                      });

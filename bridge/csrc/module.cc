@@ -14,6 +14,7 @@
 #include "bridge/csrc/generator.h"
 #include "bridge/csrc/memory_snapshot.h"
 #include "bridge/csrc/pinned_allocator.h"
+#include "bridge/csrc/profiler/kineto_plugin.h"
 #include "runtime/alloc/caching_allocator.h"
 #include "runtime/device/device_library_loader.h"
 #include "runtime/device/device_registry.h"
@@ -84,6 +85,7 @@ PYBIND11_MODULE(_C, m) {
   tessera::load_device_libraries(extension_dir());
   m.def("device_libraries", [] { return load_results(tessera::device_library_loads()); });
   m.def("device_count", [] { return static_cast<int>(device_count()); });
+  m.def("kineto_plugin_built", &kineto_plugin_built);
   m.def("current_device", [] { return static_cast<int>(current_device()); });
   m.def("set_device", [](int index) { set_current_device(static_cast<c10::DeviceIndex>(index)); });
   m.def("get_device_name", [](int index) { return properties(static_cast<c10::DeviceIndex>(index)).name; });

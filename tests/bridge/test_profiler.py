@@ -11,6 +11,7 @@ import json
 
 import pytest
 import torch
+import torch_tessera
 from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
 
@@ -36,10 +37,25 @@ def averages_by_name(prof):
     return {e.key: e for e in prof.key_averages()}
 
 
+# Device activities come from the Kineto plugin, which the bridge builds
+# only against a torch with PrivateUse1ProfilerRegistry (2.13, not 2.11).
+needs_kineto_plugin = pytest.mark.skipif(
+    not torch_tessera._C.kineto_plugin_built(),
+    reason=f"torch {torch.__version__} has no PrivateUse1ProfilerRegistry: no Kineto plugin")
+
+
+def test_the_kineto_plugin_is_built_where_torch_has_the_registry():
+    version = tuple(int(part) for part in torch.__version__.split("+")[0].split(".")[:2])
+    if version < (2, 13):
+        pytest.skip(f"torch {torch.__version__} may lack PrivateUse1ProfilerRegistry")
+    assert torch_tessera._C.kineto_plugin_built()
+
+
 def test_private_use1_is_a_supported_activity():
     assert ProfilerActivity.PrivateUse1 in torch.profiler.supported_activities()
 
 
+@needs_kineto_plugin
 def test_profile_lists_ops_with_their_device_time(dev):
     run_ops(dev)  # warm up (pipelines, caches)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:
@@ -57,6 +73,7 @@ def test_profile_lists_ops_with_their_device_time(dev):
     assert "Self TESSERA" in table and "aten::mm" in table
 
 
+@needs_kineto_plugin
 def test_device_activities_are_linked_to_their_ops(dev):
     run_ops(dev)
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:
@@ -69,6 +86,7 @@ def test_device_activities_are_linked_to_their_ops(dev):
     assert [k.name for k in add.kernels] == [f"aten::add on {dev}"]
 
 
+@needs_kineto_plugin
 def test_chrome_trace_holds_the_device_activities(dev, tmp_path):
     with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.PrivateUse1]) as prof:
         run_ops(dev)

@@ -277,8 +277,10 @@ MultilabelTerms multilabel_terms(const char* op, const at::Tensor& self, const a
 std::tuple<at::Tensor, at::Tensor> composite_multilabel_margin(const at::Tensor& self,
                                                                const at::Tensor& target,
                                                                int64_t reduction) {
+  // IntArrayRef named: in torch 2.11 a braced list also fits sum's DimnameList.
   const MultilabelTerms t = multilabel_terms("multilabel_margin_loss", self, target);
-  const at::Tensor per_sample = t.hinge.sum({1, 2}) / static_cast<double>(t.is_target.size(1));
+  const at::Tensor per_sample =
+      t.hinge.sum(at::IntArrayRef{1, 2}) / static_cast<double>(t.is_target.size(1));
   at::Tensor loss = reduce(per_sample, reduction);
   if (self.dim() <= 1 && reduction == at::Reduction::None) loss = loss.reshape({});
   return {loss, t.is_target.reshape(self.sizes())};
@@ -332,12 +334,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> composite_group_norm_backward(
   at::Tensor grad_input, grad_weight, grad_bias;
   if (output_mask[0]) {
     const at::Tensor dxhat = present(weight) ? g * weight->reshape({1, group, D, 1}) : g;
-    const at::Tensor mean_dxhat = dxhat.mean({2, 3}, /*keepdim=*/true);
-    const at::Tensor mean_dxhat_xhat = (dxhat * xhat).mean({2, 3}, /*keepdim=*/true);
+    const at::Tensor mean_dxhat = dxhat.mean(at::IntArrayRef{2, 3}, /*keepdim=*/true);
+    const at::Tensor mean_dxhat_xhat =
+        (dxhat * xhat).mean(at::IntArrayRef{2, 3}, /*keepdim=*/true);
     grad_input = (rs * (dxhat - mean_dxhat - xhat * mean_dxhat_xhat)).reshape(input.sizes());
   }
-  if (output_mask[1]) grad_weight = (g * xhat).sum({0, 3}).reshape({C});
-  if (output_mask[2]) grad_bias = g.sum({0, 3}).reshape({C});
+  if (output_mask[1]) grad_weight = (g * xhat).sum(at::IntArrayRef{0, 3}).reshape({C});
+  if (output_mask[2]) grad_bias = g.sum(at::IntArrayRef{0, 3}).reshape({C});
   return {std::move(grad_input), std::move(grad_weight), std::move(grad_bias)};
 }
 

@@ -19,6 +19,15 @@
 // (torch.tessera.set_device(N) or `with torch.tessera.device(N)`). The
 // runtime CPU device runs ops synchronously on the host, so its device
 // time is host time.
+//
+// torch 2.11 has no registry for PrivateUse1 activity profilers: built
+// against it, the plugin compiles to nothing (torch.profiler then lists
+// tessera ops with host time only; the legacy profiler's stubs still time
+// the device).
+#include "bridge/csrc/profiler/kineto_plugin.h"
+
+#if __has_include(<torch/csrc/profiler/standalone/privateuse1_profiler.h>)
+#define TESSERA_KINETO_PLUGIN 1
 #include <torch/csrc/profiler/standalone/privateuse1_profiler.h>
 
 // After the registry header, which includes Kineto's with USE_KINETO set.
@@ -230,4 +239,18 @@ class TesseraActivityProfiler final : public libkineto::IActivityProfiler {
 REGISTER_PRIVATEUSE1_PROFILER(TesseraActivityProfiler);
 
 }  // namespace
+}  // namespace torch_tessera
+
+#endif  // __has_include(privateuse1_profiler.h)
+
+namespace torch_tessera {
+
+bool kineto_plugin_built() {
+#ifdef TESSERA_KINETO_PLUGIN
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace torch_tessera
