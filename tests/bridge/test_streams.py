@@ -175,12 +175,16 @@ def test_wait_event_and_wait_stream(tessera):
 def test_record_stream_is_a_native_kernel(tessera):
     x = torch.arange(10.0, device=tessera)
     s = torch.Stream(device="tessera")
+    # As on CUDA, a side stream sees the default stream's work only after
+    # waiting for it (Vulkan and CUDA devices run streams concurrently).
+    s.wait_stream(torch.tessera.current_stream())
     with torch.tessera.stream(s):
         y = x * 2
     x.record_stream(s)
     x[2:5].record_stream(s)  # a view records its storage
     torch.empty(0, device=tessera).record_stream(s)  # no block: nothing to do
     assert not any("record_stream" in op for op in torch_tessera.fallback_stats())
+    torch.tessera.current_stream().wait_stream(s)  # y.cpu() copies on the default stream
     torch.testing.assert_close(y.cpu(), torch.arange(10.0) * 2)
     torch.testing.assert_close(x.cpu(), torch.arange(10.0))
 
@@ -188,6 +192,7 @@ def test_record_stream_is_a_native_kernel(tessera):
 def test_record_stream_then_free_and_reallocate(tessera):
     s = torch.Stream(device="tessera")
     x = torch.ones(1 << 16, device=tessera)
+    s.wait_stream(torch.tessera.current_stream())
     with torch.tessera.stream(s):
         y = x + 1
     x.record_stream(s)
