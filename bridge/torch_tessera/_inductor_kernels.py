@@ -1,7 +1,7 @@
 """What Inductor's C++ kernels look like on tessera devices.
 
 Inductor's C++ scheduling (``CppScheduling``, the one ``cpu`` uses) with
-three changes, all measured on a 2-core AMD EPYC (Zen 4):
+three changes, all measured on 2-core AMD EPYC machines:
 
 - Threads: the runtime's CPU kernels (GEMM, attention, layer norm) run on
   oneTBB, and OpenMP's threads spin for milliseconds after each parallel
@@ -12,7 +12,11 @@ three changes, all measured on a 2-core AMD EPYC (Zen 4):
   ``tessera_host_parallel_for`` (``csrc/host_parallel/``); a parallel
   reduction's region (per-thread partial sums by ``tid``, one loop)
   becomes a team on the same pool; any other region runs on the calling
-  thread alone.
+  thread alone. A ``collapse(n)`` nest is split over its flattened
+  iterations, as OpenMP splits it (split by its outer loop alone, the
+  [3, 2048, 256] q/k/v bias add of an attention layer gave one of 2
+  threads two thirds of the work, and a nest whose outer loop has one
+  iteration ran on one thread).
 - How much work goes parallel: a loop does when each thread gets
   ``SERIAL_BELOW_ITERATIONS_PER_THREAD`` iterations (see there).
 - Bool masks: a vector kernel keeps a bool value as a
@@ -21,10 +25,18 @@ three changes, all measured on a 2-core AMD EPYC (Zen 4):
   (``-fno-tree-loop-vectorize``) leave unvectorized: 6-7 ns an element, so
   the relu that saves its mask for backward ([2048, 1024] in a
   transformer block's feed-forward) took 20 ms on one thread. Tessera's
-  kernels store the mask's lanes and test one byte of each: 13.4 -> 0.95
-  ms for 2M elements. Loads of masks (``VecMask::from(bool*, n)``)
-  branch on each bool, which mispredicts on a relu's mask: 7.6 -> 0.15 ms
-  for 2M random bools, written without branches.
+  kernels store the mask's lanes and pack them to bytes with SSE2
+  (compare with zero, two packs). For 2M elements on one thread the
+  stock store took 13.4 ms and a scalar loop over the lanes' first bytes
+  0.95 ms; in a compiled transformer layer's training step (its
+  [16, 128, 1024] relu, 2 threads, AVX2) the packs took that kernel
+  from 1.06-1.15 to 0.47-0.65 ms.
+  Loads of masks (``VecMask::from(bool*, n)``) branch on each bool, which
+  mispredicts on a relu's mask (7.6 -> 0.15 ms for 2M random bools
+  without branches); 4-byte lanes now widen 8 (AVX2) or 16 (AVX-512)
+  bools in one instruction, written with one store that the vector load
+  reads whole: a load spanning two smaller stores stalls, which made the
+  2-store SSE2 form slower than the scalar loop.
 """
 
 import re
@@ -48,18 +60,53 @@ from torch._inductor.utils import IndentedBuffer
 SERIAL_BELOW_ITERATIONS_PER_THREAD = 1 << 14
 
 # Defined once in each kernel source that stores or loads a bool mask. A
-# VecMask's lanes are all ones or all zeros, so one byte of a lane says
-# which; a loaded bool becomes its lane's bits without a branch (the
+# VecMask's lanes are all ones or all zeros; a stored lane is true when
+# nonzero, a loaded bool becomes its lane's bits without a branch (the
 # branches of VecMask::from mispredict on a relu's mask).
 STORE_BOOL_MASK = "tessera_store_bool_mask"
 LOAD_BOOL_MASK = "tessera_load_bool_mask"
 _BOOL_MASK_DEFINITIONS = f"""\
+// x86-64 (SSE2, which every x86-64 has): 32 bytes of lanes at a time, each
+// lane tested whole, with packs (stores) and unpacks (loads) in place of a
+// loop over lanes.
+#if defined(__SSE2__)
+template <typename T, int size>
+inline constexpr bool tessera_mask_lanes_packable =
+    (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4) && (size * sizeof(T)) % 32 == 0;
+#endif
 template <typename T, int N>
 static inline void {STORE_BOOL_MASK}(const at::vec::VecMask<T, N>& mask, bool* dst,
                                      int64_t count) {{
-  __at_align__ T lanes[at::vec::VecMask<T, N>::size()];
+  constexpr int size = at::vec::VecMask<T, N>::size();
+  __at_align__ T lanes[size];
   at::vec::VectorizedN<T, N>(mask).store(lanes);
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(lanes);
+#if defined(__SSE2__)
+  if constexpr (tessera_mask_lanes_packable<T, size>) {{
+    if (count == size) {{
+      const __m128i zero = _mm_setzero_si128(), one = _mm_set1_epi8(1);
+      constexpr int step = 32 / sizeof(T);
+      for (int i = 0; i < size; i += step) {{
+        const __m128i* from = reinterpret_cast<const __m128i*>(bytes + i * sizeof(T));
+        const __m128i low = _mm_load_si128(from), high = _mm_load_si128(from + 1);
+        __m128i* to = reinterpret_cast<__m128i*>(dst + i);
+        if constexpr (sizeof(T) == 4) {{
+          __m128i is_zero = _mm_packs_epi32(_mm_cmpeq_epi32(low, zero), _mm_cmpeq_epi32(high, zero));
+          is_zero = _mm_packs_epi16(is_zero, is_zero);
+          _mm_storel_epi64(to, _mm_andnot_si128(is_zero, one));
+        }} else if constexpr (sizeof(T) == 2) {{
+          const __m128i is_zero =
+              _mm_packs_epi16(_mm_cmpeq_epi16(low, zero), _mm_cmpeq_epi16(high, zero));
+          _mm_storeu_si128(to, _mm_andnot_si128(is_zero, one));
+        }} else {{
+          _mm_storeu_si128(to, _mm_andnot_si128(_mm_cmpeq_epi8(low, zero), one));
+          _mm_storeu_si128(to + 1, _mm_andnot_si128(_mm_cmpeq_epi8(high, zero), one));
+        }}
+      }}
+      return;
+    }}
+  }}
+#endif
   for (int64_t i = 0; i < count; ++i) dst[i] = bytes[i * sizeof(T)] != 0;
 }}
 template <typename Mask> struct tessera_mask_lanes;
@@ -74,15 +121,45 @@ static inline Mask {LOAD_BOOL_MASK}(const bool* src, int64_t count) {{
     return Mask::from(src, count);
   }} else {{
     using Bits = at::vec::int_same_size_t<T>;
+    using Lanes = at::vec::VectorizedN<T, tessera_mask_lanes<Mask>::vectors>;
     constexpr int size = Mask::size();
     __at_align__ Bits bits[size];
     const unsigned char* bytes = reinterpret_cast<const unsigned char*>(src);
+    // A lane's bits come from one 32- or 64-byte store that the vector
+    // load below reads whole (a load that spans two stores stalls).
+#if defined(__AVX2__)
+    if constexpr (sizeof(T) == 4 && at::vec::Vectorized<T>::size() == 8) {{
+      if (count >= size) {{
+        const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi32(-1);
+        for (int i = 0; i < size; i += 8) {{
+          const __m256i wide =
+              _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + i)));
+          _mm256_store_si256(reinterpret_cast<__m256i*>(bits + i),
+                             _mm256_xor_si256(_mm256_cmpeq_epi32(wide, zero), ones));
+        }}
+        return Mask(Lanes::loadu(bits));
+      }}
+    }}
+#endif
+#if defined(__AVX512F__)
+    if constexpr (sizeof(T) == 4 && at::vec::Vectorized<T>::size() == 16) {{
+      if (count >= size) {{
+        for (int i = 0; i < size; i += 16) {{
+          // (maskz: g++ 12 warns of an uninitialized value in the plain form)
+          const __m512i wide = _mm512_maskz_cvtepu8_epi32(
+              0xFFFF, _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i)));
+          _mm512_store_si512(bits + i, _mm512_maskz_set1_epi32(_mm512_test_epi32_mask(wide, wide), -1));
+        }}
+        return Mask(Lanes::loadu(bits));
+      }}
+    }}
+#endif
     if (count >= size) {{
       for (int i = 0; i < size; ++i) bits[i] = -static_cast<Bits>(bytes[i] != 0);
     }} else {{
       for (int i = 0; i < size; ++i) bits[i] = i < count ? -static_cast<Bits>(bytes[i] != 0) : 0;
     }}
-    return Mask(at::vec::VectorizedN<T, tessera_mask_lanes<Mask>::vectors>::loadu(bits));
+    return Mask(Lanes::loadu(bits));
   }}
 }}
 """
@@ -116,10 +193,14 @@ static tessera_parallel_runner tessera_parallel_runner_found() {{
 // Runs loop(first, last) over [begin, end) in pieces that start on begin plus
 // a multiple of step, as the OpenMP loop "for (x = begin; x < end; x += step)"
 // it replaces would split among threads.
+// Iterations of "for (x = begin; x < end; x += step)", step > 0.
+static inline int64_t tessera_trip_count(int64_t begin, int64_t end, int64_t step) {{
+  return end > begin ? (end - begin + step - 1) / step : 0;
+}}
 template <typename Loop>
 static void {PARALLEL_FOR}(int64_t begin, int64_t end, int64_t step, const Loop& loop) {{
-  if (end <= begin) return;
-  const int64_t count = (end - begin + step - 1) / step;
+  const int64_t count = tessera_trip_count(begin, end, step);
+  if (count == 0) return;
   auto piece = [&](int64_t first, int64_t last) {{
     loop(begin + first * step, last == count ? end : begin + last * step);
   }};
@@ -145,8 +226,7 @@ static void {PARALLEL_TEAM}(int64_t size, const Member& member) {{
 // size members as OpenMP's static schedule does: [first, last).
 static inline int64_t tessera_team_first(int64_t begin, int64_t end, int64_t step, int64_t tid,
                                          int64_t size) {{
-  const int64_t count = end > begin ? (end - begin + step - 1) / step : 0;
-  return begin + count * tid / size * step;
+  return begin + tessera_trip_count(begin, end, step) * tid / size * step;
 }}
 static inline int64_t tessera_team_last(int64_t begin, int64_t end, int64_t step, int64_t tid,
                                         int64_t size) {{
@@ -166,6 +246,7 @@ _OPENMP_USE = r"#\s*pragma\s+omp\s+(?!simd\b)|\bomp_"
 _TEAM_DEPENDENT = re.compile(r"\btid\b|" + _OPENMP_USE)
 # Clauses of "omp for" that make the loop more than a split of iterations.
 _UNSPLITTABLE_CLAUSES = re.compile(r"\b(reduction|lastprivate|linear|ordered|private)\b")
+_COLLAPSE = re.compile(r"\bcollapse\((\d+)\)")
 
 
 def _block_end(lines, open_index):
@@ -176,6 +257,73 @@ def _block_end(lines, open_index):
         if depth == 0:
             return i
     raise ValueError("unbalanced braces in a generated kernel")
+
+
+def _loop_nest(lines, at, hi, depth):
+    """The `depth` perfectly nested loops starting at lines[at], each header
+    followed by a "{" line, each inner loop the whole of its outer loop's
+    block (what "omp for collapse(depth)" requires): (their header
+    matches, the innermost block's lines, the index of the line closing
+    the outermost), or None."""
+    headers, line = [], at
+    for _ in range(depth):
+        header = _FOR_HEADER.match(lines[line]) if line < hi else None
+        if header is None or line + 1 >= hi or lines[line + 1].strip() != "{":
+            return None
+        # A rectangular nest: no bound may name an outer loop's index.
+        outer = "|".join(h.group(3) for h in headers)
+        if outer and re.search(rf"\b({outer})\b", " ".join(header.group(4, 5, 6))):
+            return None
+        headers.append(header)
+        line += 2
+    innermost_end = _block_end(lines, line - 1)
+    for level in range(depth - 1):
+        if _block_end(lines, at + 1 + 2 * level) != innermost_end + depth - 1 - level:
+            return None
+    return headers, lines[line - 1:innermost_end + 1], innermost_end + depth - 1
+
+
+def _split_loop_nest(headers, body):
+    """A PARALLEL_FOR over the iterations of the nest `headers` (outermost
+    first), flattened, each piece walking its share in the nest's order."""
+    indent, index_type, var, begin, stop, step = headers[0].groups()
+    if len(headers) == 1:
+        return [f"{indent}{PARALLEL_FOR}({begin}, {stop}, {step}, "
+                f"[&](int64_t tessera_first, int64_t tessera_last)",
+                f"{indent}{{",
+                f"{indent}for({index_type} {var}=tessera_first; {var}<tessera_last; {var}+={step})",
+                *body,
+                f"{indent}}});"]
+    depth = len(headers)
+    out = [f"{indent}{{"]
+    for level, header in enumerate(headers):
+        _, _, _, begin, stop, step = header.groups()
+        out.append(f"{indent}const int64_t tessera_count{level} = "
+                   f"tessera_trip_count({begin}, {stop}, {step});")
+    total = " * ".join(f"tessera_count{level}" for level in range(depth))
+    out += [f"{indent}{PARALLEL_FOR}(0, {total}, 1, "
+            f"[&](int64_t tessera_first, int64_t tessera_last)",
+            f"{indent}{{",
+            f"{indent}int64_t tessera_rest = tessera_first;"]
+    for level in range(depth - 1, 0, -1):
+        out.append(f"{indent}int64_t tessera_index{level} = tessera_rest % tessera_count{level};")
+        out.append(f"{indent}tessera_rest /= tessera_count{level};")
+    out += [f"{indent}int64_t tessera_index0 = tessera_rest;",
+            f"{indent}for(int64_t tessera_flat=tessera_first; tessera_flat<tessera_last; "
+            f"++tessera_flat)",
+            f"{indent}{{"]
+    for level, header in enumerate(headers):
+        _, index_type, var, begin, _, step = header.groups()
+        out.append(f"{indent}const {index_type} {var} = {begin} + tessera_index{level} * {step};")
+    # The next iteration's indices, before the body (which may "continue").
+    advance = "++tessera_index0;"
+    for level in range(1, depth):
+        advance = (f"if (++tessera_index{level} == tessera_count{level}) "
+                   f"{{ tessera_index{level} = 0; {advance} }}")
+    out.append(f"{indent}{advance}")
+    out += body
+    out += [f"{indent}}}", f"{indent}}});", f"{indent}}}"]
+    return out
 
 
 def _region_items(lines, lo, hi):
@@ -207,22 +355,15 @@ def _region_items(lines, lo, hi):
             out += block
             i = end + 1
         elif (match := _OMP_FOR.match(line)) is not None:
-            header = _FOR_HEADER.match(lines[i + 1]) if i + 1 < hi else None
-            if (header is None or _UNSPLITTABLE_CLAUSES.search(match.group(1))
-                    or i + 2 >= hi or lines[i + 2].strip() != "{"):
+            clauses = match.group(1)
+            collapse = _COLLAPSE.search(clauses)
+            nest = _loop_nest(lines, i + 1, hi, int(collapse.group(1)) if collapse else 1)
+            if nest is None or _UNSPLITTABLE_CLAUSES.search(clauses):
                 return None
-            end = _block_end(lines, i + 2)
-            body = lines[i + 2:end + 1]
+            headers, body, end = nest
             if _TEAM_DEPENDENT.search("\n".join(body)):
                 return None
-            indent, index_type, var, begin, stop, step = header.groups()
-            out.append(f"{indent}{PARALLEL_FOR}({begin}, {stop}, {step}, "
-                       f"[&](int64_t tessera_first, int64_t tessera_last)")
-            out.append(f"{indent}{{")
-            out.append(f"{indent}for({index_type} {var}=tessera_first; {var}<tessera_last; "
-                       f"{var}+={step})")
-            out += body
-            out.append(f"{indent}}});")
+            out += _split_loop_nest(headers, body)
             i = end + 1
         else:
             return None

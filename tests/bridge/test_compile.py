@@ -240,6 +240,32 @@ def test_parallel_kernels_compute_what_eager_does(device):
         torch.testing.assert_close(out.cpu(), expected, rtol=1e-4, atol=1e-3)
 
 
+def select_and_compare(x, y, mask):
+    """A bool mask loaded into the kernel's vector lanes (where) and one
+    stored from them (the comparison), both in x's dtype's lane width."""
+    return torch.where(mask, x, y), (x > y) & mask
+
+
+# Lanes of 4 bytes (float32, int32), 2 (bfloat16), 1 (int8) and 8 (float64,
+# whose masks take the scalar path).
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bfloat16, torch.int8,
+                                   torch.float64], ids=str)
+@pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
+def test_bool_masks_load_and_store_in_every_lane_width(dtype):
+    from torch_tessera._inductor_kernels import LOAD_BOOL_MASK, STORE_BOOL_MASK
+
+    device = tessera_devices()[0]
+    gen = torch.Generator().manual_seed(5)
+    n = 64 * 1024 + 13  # parallel, with a vector tail
+    x, y = (torch.randint(-50, 50, (n,), generator=gen).to(dtype) for _ in range(2))
+    mask = torch.rand(n, generator=gen) < 0.5
+    outs, (code,) = run_and_get_code(torch.compile(select_and_compare), x.to(device),
+                                     y.to(device), mask.to(device))
+    assert LOAD_BOOL_MASK in code and STORE_BOOL_MASK in code, code
+    for out, expected in zip(outs, select_and_compare(x, y, mask)):
+        assert torch.equal(out.cpu(), expected)
+
+
 @pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
 def test_transformer_layer_training_step_with_parallel_kernels():
     """A layer large enough that its relu mask, layer norms and residual adds

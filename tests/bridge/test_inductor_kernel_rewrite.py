@@ -113,6 +113,54 @@ COLLAPSED = kernel("""
     }
 """)
 
+# Three collapsed loops whose outer one has a single iteration (so
+# splitting it alone would leave one thread all the work), an inner step
+# of 2, and a body that skips some iterations with "continue".
+COLLAPSED_THREE = kernel("""
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        #pragma omp for collapse(3)
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(1L); x0+=static_cast<int64_t>(1L))
+        {
+            for(int64_t x1=static_cast<int64_t>(0L); x1<static_cast<int64_t>(7L); x1+=static_cast<int64_t>(1L))
+            {
+                for(int64_t x2=static_cast<int64_t>(0L); x2<static_cast<int64_t>(9L); x2+=static_cast<int64_t>(2L))
+                {
+                    if (x1 == 3) continue;
+                    out_ptr0[x2 + 10L*x1 + 70L*x0] = in_ptr0[x2 + 10L*x1] + x1;
+                }
+            }
+        }
+    }
+""")
+
+# Collapsed loops whose inner bound names the outer index (not rectangular):
+# no flattened split computes its trip counts, so it runs as it is.
+TRIANGULAR = kernel("""
+    #pragma omp parallel
+    {
+        int tid = omp_get_thread_num();
+        #pragma omp for collapse(2)
+        for(int64_t x0=static_cast<int64_t>(0L); x0<static_cast<int64_t>(4L); x0+=static_cast<int64_t>(1L))
+        {
+            for(int64_t x1=static_cast<int64_t>(0L); x1<x0; x1+=static_cast<int64_t>(1L))
+            {
+                out_ptr0[x1 + 4L*x0] = in_ptr0[x1 + 4L*x0];
+            }
+        }
+    }
+""")
+
+
+def _collapsed_three_expected(x):
+    out = [0.0] * len(x)
+    for x1 in range(7):
+        for x2 in range(0, 9, 2):
+            if x1 != 3:
+                out[x2 + 10 * x1] = x[x2 + 10 * x1] + x1
+    return out
+
 
 def test_a_region_of_loops_and_single_blocks_moves_to_the_thread_pool():
     out = rewrite_parallel_regions(ELEMENTWISE)
@@ -148,11 +196,25 @@ def test_a_region_that_needs_a_team_runs_on_the_calling_thread(source):
                             if "#pragma omp parallel" not in line)
 
 
-def test_a_collapsed_loop_nest_splits_its_outer_loop():
+def test_a_collapsed_loop_nest_splits_its_flattened_iterations():
+    """As "omp for collapse(2)" does: the pool gets the 3 x 5 iterations of
+    both loops, not the outer loop's 3 (2 threads would split those 2:1)."""
     out = rewrite_parallel_regions(COLLAPSED)
     assert "#pragma omp" not in out
-    assert "for(int64_t x0=tessera_first; x0<tessera_last; x0+=static_cast<int64_t>(1L))" in out
-    assert "for(int64_t x1=static_cast<int64_t>(0L);" in out
+    assert ("const int64_t tessera_count0 = tessera_trip_count(static_cast<int64_t>(0L), "
+            "static_cast<int64_t>(3L), static_cast<int64_t>(1L));") in out
+    assert (f"{PARALLEL_FOR}(0, tessera_count0 * tessera_count1, 1, "
+            "[&](int64_t tessera_first, int64_t tessera_last)") in out
+    assert "const int64_t x1 = static_cast<int64_t>(0L) + tessera_index1 * " \
+           "static_cast<int64_t>(1L);" in out
+    assert "for(int64_t x1=" not in out
+
+
+def test_a_collapsed_nest_that_is_not_rectangular_runs_on_the_calling_thread():
+    out = rewrite_parallel_regions(TRIANGULAR)
+    assert PARALLEL_FOR not in out
+    assert out == "\n".join(line for line in TRIANGULAR.split("\n")
+                            if "#pragma omp parallel" not in line)
 
 
 def test_a_source_without_parallel_regions_is_unchanged():
@@ -187,8 +249,9 @@ STAND_IN_PREFIX = "#include <cstdint>\n#include <algorithm>\n"
 @pytest.mark.parametrize("source, expected", [
     (ELEMENTWISE, lambda x: [1.0] + [v * 2 for v in x[1:]]),
     (COLLAPSED, lambda x: [v + 1 for v in x[:15]] + [0.0] * (len(x) - 15)),
+    (COLLAPSED_THREE, _collapsed_three_expected),
     (PER_THREAD_SUMS, lambda x: [sum(x)] + [0.0] * (len(x) - 1)),
-], ids=["elementwise", "collapsed", "team"])
+], ids=["elementwise", "collapsed", "collapsed_three", "team"])
 def test_rewritten_kernels_compute_what_the_openmp_ones_do(tmp_path, source, expected):
     pool = tmp_path / "libtorch_tessera_host_parallel.so"
     (tmp_path / "pool.cc").write_text(POOL)
@@ -209,3 +272,43 @@ def test_rewritten_kernels_compute_what_the_openmp_ones_do(tmp_path, source, exp
     run(out, x)
     assert list(out) == expected(list(x))
     assert os.path.exists(pool)
+
+
+# Every lane width the bool mask helpers take, for each vector ISA Inductor
+# compiles kernels for: the AVX-512 forms compile here even where the CPU
+# cannot run them (the kernels test_compile.py runs take this machine's).
+MASK_HELPER_USES = r"""
+using namespace at::vec;
+template <typename T, int N> void round_trip(bool* b) {
+  constexpr int size = VecMask<T, N>::size();
+  tessera_store_bool_mask(tessera_load_bool_mask<VecMask<T, N>>(b, size), b, size);
+  tessera_store_bool_mask(tessera_load_bool_mask<VecMask<T, N>>(b, 3), b, 3);
+}
+template void round_trip<float, 1>(bool*);
+template void round_trip<float, 2>(bool*);
+template void round_trip<int, 1>(bool*);
+template void round_trip<c10::BFloat16, 1>(bool*);
+template void round_trip<int8_t, 1>(bool*);
+template void round_trip<double, 2>(bool*);
+template void round_trip<int64_t, 2>(bool*);
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="no g++")
+@pytest.mark.parametrize("isa_flags", [
+    ["-DCPU_CAPABILITY_AVX512", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma"],
+    ["-DCPU_CAPABILITY_AVX2", "-mavx2", "-mfma", "-mf16c"],
+    [],
+], ids=["avx512", "avx2", "default"])
+def test_bool_mask_helpers_compile_for_every_vector_isa(tmp_path, isa_flags):
+    import torch
+
+    from torch_tessera._inductor_kernels import _BOOL_MASK_DEFINITIONS
+
+    source = tmp_path / "masks.cc"
+    source.write_text("#include <ATen/cpu/vec/vec.h>\n#include <cstdint>\n#include <type_traits>\n"
+                      + _BOOL_MASK_DEFINITIONS + MASK_HELPER_USES)
+    include = os.path.join(os.path.dirname(torch.__file__), "include")
+    subprocess.run(["g++", "-std=c++20", "-O2", "-c", "-Wall", "-Werror", "-Wno-unknown-pragmas",
+                    *isa_flags, "-I", include, "-o", str(tmp_path / "masks.o"), str(source)],
+                   check=True)
