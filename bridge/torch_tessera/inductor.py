@@ -20,14 +20,30 @@ arranges for them to be filled when they are first needed:
 
 How the generated kernels run on each device, and what is counted, is in
 ``host_kernels.py``.
+
+Inductor caches compiled graphs on disk (FX graph and AOT autograd caches)
+under a key that knows torch's sources but not tessera's code generators,
+so after an upgrade of the bridge a process would get the old kernels
+back. Tessera's registration therefore carries a graph pass that changes
+nothing (``CodegenVersionPass``) and whose ``uuid``, a hash of the code
+generators' sources, Inductor puts in those keys: an import hook on
+``torch._inductor.codegen.common`` wraps ``register_backend_for_device``
+so that Inductor's own registration of the PrivateUse1 device passes it.
 """
 
+import hashlib
 import importlib.abc
+import os
 import sys
 
 from .host_kernels import compile_stats, reset_compile_stats  # noqa: F401
 
 _DEVICE_INTERFACE_MODULE = "torch._dynamo.device_interface"
+_CODEGEN_COMMON_MODULE = "torch._inductor.codegen.common"
+_DEVICE_TYPE = "tessera"
+
+# The sources that decide what Inductor generates for tessera.
+CODEGEN_SOURCES = ("_inductor_codegen.py", "_inductor_kernels.py", "_inductor_cpp_device.py")
 
 # The names Inductor looks up on the device module, in
 # torch._inductor.codegen.common.init_backend_registration.
@@ -39,6 +55,58 @@ def codegen_class(name: str):
     from ._inductor_codegen import CODEGEN
 
     return CODEGEN[name]
+
+
+def codegen_version() -> str:
+    """A hash of CODEGEN_SOURCES: what keys Inductor's caches to this
+    version of tessera's code generators."""
+    digest = hashlib.sha256()
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in CODEGEN_SOURCES:
+        with open(os.path.join(here, name), "rb") as source:
+            digest.update(name.encode() + b"\0" + source.read() + b"\0")
+    return digest.hexdigest()
+
+
+def _codegen_version_pass():
+    """A CustomGraphModulePass that leaves the graph as it is; its uuid is
+    codegen_version()."""
+    from torch._inductor.custom_graph_pass import CustomGraphModulePass
+
+    class CodegenVersionPass(CustomGraphModulePass):
+        def __init__(self):
+            self._uuid = codegen_version()
+
+        def __call__(self, gm) -> None:
+            pass
+
+        def uuid(self) -> str:
+            return self._uuid
+
+    return CodegenVersionPass()
+
+
+def _key_caches_to_codegen(common) -> None:
+    """Makes every registration of tessera's code generators in Inductor
+    (`common`, its torch._inductor.codegen.common) carry the version pass,
+    and gives it to one already made."""
+    register = common.register_backend_for_device
+    if getattr(register, "_tessera_keyed", False):
+        return
+    version_pass = _codegen_version_pass()
+
+    def register_keyed(device, *args, **kwargs):
+        # The pass is the 6th parameter: (device, scheduling, wrapper,
+        # cpp_wrapper, fx_wrapper, device_custom_pass, ...).
+        if device == _DEVICE_TYPE and len(args) < 5 and kwargs.get("device_custom_pass") is None:
+            kwargs["device_custom_pass"] = version_pass
+        return register(device, *args, **kwargs)
+
+    register_keyed._tessera_keyed = True
+    common.register_backend_for_device = register_keyed
+    if _DEVICE_TYPE in common.custom_backend_passes and \
+            common.custom_backend_passes[_DEVICE_TYPE] is None:
+        common.custom_backend_passes[_DEVICE_TYPE] = version_pass
 
 
 def _register_device_interface(_module=None) -> None:
@@ -98,6 +166,10 @@ def _install() -> None:
     else:
         sys.meta_path.insert(0, _after_import(_DEVICE_INTERFACE_MODULE,
                                               _register_device_interface))
+    if _CODEGEN_COMMON_MODULE in sys.modules:  # Inductor came first
+        _key_caches_to_codegen(sys.modules[_CODEGEN_COMMON_MODULE])
+    else:
+        sys.meta_path.insert(0, _after_import(_CODEGEN_COMMON_MODULE, _key_caches_to_codegen))
 
 
 _install()

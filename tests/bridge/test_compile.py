@@ -403,3 +403,45 @@ def test_dynamo_imported_before_the_bridge():
             "assert get_interface_for_device('tessera').__name__ == 'TesseraInterface'\n")
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, env=env)
+
+
+# One compile in a fresh process: prints Inductor's graph cache hits and
+# misses, after setting the code generators' version to argv[1] if given.
+CACHED_COMPILE = """
+import sys, torch, torch_tessera
+from torch._dynamo.utils import counters
+if len(sys.argv) > 1:
+    torch_tessera.inductor.codegen_version = lambda: sys.argv[1]
+x = torch.arange(64.0).view(8, 8).to("tessera")
+out = torch.compile(lambda x: (x.sin() * 2).sum(0))(x)
+torch.testing.assert_close(out.cpu(), (x.cpu().sin() * 2).sum(0))
+print(counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"])
+"""
+
+
+@pytest.mark.skipif(not tessera_devices(), reason="no tessera device")
+def test_inductor_caches_are_keyed_to_the_code_generators(tmp_path):
+    """A graph compiled by one version of tessera's code generators is not
+    served to another from Inductor's disk cache (an upgraded bridge would
+    otherwise run its predecessor's kernels), and is served to the same."""
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
+
+    def hits_and_misses(*version):
+        run = subprocess.run([sys.executable, "-c", CACHED_COMPILE, *version], check=True,
+                             timeout=300, env=env, capture_output=True, text=True)
+        return tuple(int(n) for n in run.stdout.split()[-2:])
+
+    assert hits_and_misses() == (0, 1)
+    assert hits_and_misses() == (1, 0)
+    assert hits_and_misses("another version") == (0, 1)
+    assert hits_and_misses() == (1, 0)
+
+
+def test_inductor_imported_before_the_bridge_keys_its_caches_too():
+    code = ("import torch._inductor.codegen.common as common\n"
+            "import torch_tessera\n"
+            "common.init_backend_registration()\n"
+            "assert common.custom_backend_passes['tessera'].uuid() == "
+            "torch_tessera.inductor.codegen_version()\n")
+    env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, env=env)
