@@ -66,9 +66,9 @@ SERIAL_BELOW_ITERATIONS_PER_THREAD = 1 << 14
 STORE_BOOL_MASK = "tessera_store_bool_mask"
 LOAD_BOOL_MASK = "tessera_load_bool_mask"
 _BOOL_MASK_DEFINITIONS = f"""\
-// x86-64 (SSE2, which every x86-64 has): 32 bytes of lanes at a time, each
-// lane tested whole, with packs (stores) and unpacks (loads) in place of a
-// loop over lanes.
+// Stores on x86-64 (SSE2, which every x86-64 has): 32 bytes of lanes at a
+// time, each lane tested whole, packed to bytes in place of a loop over
+// lanes.
 #if defined(__SSE2__)
 template <typename T, int size>
 inline constexpr bool tessera_mask_lanes_packable =
@@ -190,13 +190,13 @@ static tessera_parallel_runner tessera_parallel_runner_found() {{
   }}();
   return runner;
 }}
-// Runs loop(first, last) over [begin, end) in pieces that start on begin plus
-// a multiple of step, as the OpenMP loop "for (x = begin; x < end; x += step)"
-// it replaces would split among threads.
 // Iterations of "for (x = begin; x < end; x += step)", step > 0.
 static inline int64_t tessera_trip_count(int64_t begin, int64_t end, int64_t step) {{
   return end > begin ? (end - begin + step - 1) / step : 0;
 }}
+// Runs loop(first, last) over [begin, end) in pieces that start on begin plus
+// a multiple of step, as the OpenMP loop "for (x = begin; x < end; x += step)"
+// it replaces would split among threads.
 template <typename Loop>
 static void {PARALLEL_FOR}(int64_t begin, int64_t end, int64_t step, const Loop& loop) {{
   const int64_t count = tessera_trip_count(begin, end, step);
